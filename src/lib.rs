@@ -1,0 +1,13 @@
+//! colophon: finds bibliographic metadata in libraries of PDF books, scanned
+//! books and papers, and proposes (or writes) metadata and clean file names.
+//!
+//! The pipeline of SPEC 5, one module per stage:
+//! `discover` → `fingerprint` → `inspect` (worker processes) → `ocr` →
+//! `vision` → `extract` → `decide` → `name` → `write` → `report`,
+//! with `cache` under all of them and `app` wiring them together.
+
+pub mod decide;
+pub mod extract;
+pub mod model;
+pub mod name;
+pub mod settings;
