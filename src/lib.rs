@@ -6,8 +6,11 @@
 //! `vision` → `extract` → `decide` → `name` → `write` → `report`,
 //! with `cache` under all of them and `app` wiring them together.
 
+pub mod cache;
 pub mod decide;
+pub mod discover;
 pub mod extract;
+pub mod fingerprint;
 pub mod model;
 pub mod name;
 pub mod settings;

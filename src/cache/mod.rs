@@ -1,0 +1,321 @@
+//! The embedded cache (sled under `cache/db`): every stage's result, keyed
+//! by the content hash of the document plus a fingerprint of exactly the
+//! inputs that can change that result. Values are postcard.
+//!
+//! Which input reaches which stage (each row is proved by a unit test in
+//! `keys.rs`: "X changed → only these keys changed"):
+//!
+//! | input                                   | memo | doc | page | ocr | vision | record |
+//! |-----------------------------------------|------|-----|------|-----|--------|--------|
+//! | file content (blake3)                   |      |  ✓  |  ✓   |     |        |   ✓    |
+//! | (device, inode, size, mtime)            |  ✓   |     |      |     |        |        |
+//! | page index                              |      |     |  ✓   |     |        |        |
+//! | rendered page image (blake3)            |      |     |      |  ✓  |   ✓    |        |
+//! | `MATTER_CONFIG.front.max_pages`         |      |     |      |     |        |   ✓    |
+//! | `MATTER_CONFIG.back` (mode, max, fields)|      |     |      |     |        |   ✓    |
+//! | `OCR_LANGUAGES`, `OCR_DPI`              |      |     |      |  ✓  |        |   ✓    |
+//! | `ANALYZE_WITH_VISION`, thresholds       |      |     |      |     |        |   ✓    |
+//! | `VLM_MODEL`, prompt version             |      |     |      |     |   ✓    |   ✓ (when vision is on) |
+//! | stage versions (`*_VERSION`)            |      | own | own  | own | own    | all upstream |
+//!
+//! Not in any key, because they do not change a result: `--jobs`, `--json`,
+//! `-q`/`-v`, `PAGE_NUM_OFFSET` (records store 0-based pages and convert
+//! when shown), `FILENAME_TEMPLATE` and `MAX_FILENAME_LENGTH` (names are
+//! computed from the cached metadata on every run, which is cheap),
+//! `WRITE_PDF_CHANGES`, `VLM_TIMEOUT`/retries/endpoint/port/concurrency
+//! (how to reach the backend, not what it answers).
+//!
+//! The cache never fails a run: an entry that does not decode (corrupt, or
+//! written by an older layout) is a miss with one warning, a failed store is
+//! a warning. Failed results are never stored.
+
+pub mod keys;
+
+pub use keys::Key;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The kinds of entries, one sled tree each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tree {
+    /// (device, inode, size, mtime) → content hash.
+    Memo,
+    /// content hash → page count and existing metadata.
+    Doc,
+    /// content hash + page index → page text with positions.
+    Page,
+    /// rendered page image + OCR settings → OCR text.
+    Ocr,
+    /// page image + model + prompt → vision answer.
+    Vision,
+    /// content hash + every setting the result reads → the decided record.
+    Record,
+}
+
+impl Tree {
+    pub const ALL: [Tree; 6] = [
+        Tree::Memo,
+        Tree::Doc,
+        Tree::Page,
+        Tree::Ocr,
+        Tree::Vision,
+        Tree::Record,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tree::Memo => "memo",
+            Tree::Doc => "doc",
+            Tree::Page => "page",
+            Tree::Ocr => "ocr",
+            Tree::Vision => "vision",
+            Tree::Record => "record",
+        }
+    }
+}
+
+/// Opening the store can fail in one way a user must act on.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error(
+        "the cache {0} is in use by another colophon process; wait for it to finish \
+         (only one run at a time may use a project's cache)"
+    )]
+    Locked(PathBuf),
+    #[error(
+        "cannot open the cache {path}: {source}; delete the folder to start afresh (it only holds results that can be recomputed)"
+    )]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: sled::Error,
+    },
+}
+
+pub struct Cache {
+    db: sled::Db,
+    trees: Vec<sled::Tree>,
+    dir: PathBuf,
+    warned: AtomicBool,
+}
+
+impl fmt::Debug for Cache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cache").field("dir", &self.dir).finish()
+    }
+}
+
+/// Entries and stored bytes of one tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeStats {
+    pub name: &'static str,
+    pub entries: usize,
+    pub bytes: u64,
+}
+
+impl Cache {
+    /// Opens (or creates) the store under `cache_dir/db`.
+    pub fn open(cache_dir: &Path) -> Result<Cache, CacheError> {
+        let path = cache_dir.join("db");
+        let db = sled::Config::new()
+            .path(&path)
+            // A modest page cache: the working set of a run is small, and
+            // a large library must not grow our memory.
+            .cache_capacity(64 * 1024 * 1024)
+            .flush_every_ms(Some(2000))
+            .open()
+            .map_err(|source| match &source {
+                sled::Error::Io(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock || is_lock_error(e) =>
+                {
+                    CacheError::Locked(path.clone())
+                }
+                _ => CacheError::Open {
+                    path: path.clone(),
+                    source,
+                },
+            })?;
+        let trees = Tree::ALL
+            .iter()
+            .map(|t| db.open_tree(t.name()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| CacheError::Open {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Cache {
+            db,
+            trees,
+            dir: cache_dir.to_path_buf(),
+            warned: AtomicBool::new(false),
+        })
+    }
+
+    fn tree(&self, t: Tree) -> &sled::Tree {
+        &self.trees[t as usize]
+    }
+
+    /// The cached value, or `None` on a miss. An entry that does not decode
+    /// is a miss too (with one warning per run).
+    pub fn get<T: DeserializeOwned>(&self, t: Tree, key: &Key) -> Option<T> {
+        match self.tree(t).get(key.as_bytes()) {
+            Ok(Some(bytes)) => match postcard::from_bytes(&bytes) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    self.warn_once(&format!(
+                        "unreadable {} cache entry ignored ({e})",
+                        t.name()
+                    ));
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(e) => {
+                self.warn_once(&format!("cache read failed ({e}); recomputing"));
+                None
+            }
+        }
+    }
+
+    /// Stores a value; failure is a warning, never an error.
+    pub fn put<T: Serialize>(&self, t: Tree, key: &Key, value: &T) {
+        match postcard::to_stdvec(value) {
+            Ok(bytes) => {
+                if let Err(e) = self.tree(t).insert(key.as_bytes(), bytes) {
+                    self.warn_once(&format!(
+                        "cache write failed ({e}); results will be recomputed next run"
+                    ));
+                }
+            }
+            Err(e) => self.warn_once(&format!("cannot encode a {} cache entry ({e})", t.name())),
+        }
+    }
+
+    /// Raw put, for tests that plant corrupt entries.
+    #[doc(hidden)]
+    pub fn put_raw(&self, t: Tree, key: &Key, bytes: &[u8]) {
+        let _ = self.tree(t).insert(key.as_bytes(), bytes);
+    }
+
+    /// Writes everything to disk (end of run, Ctrl-C).
+    pub fn flush(&self) {
+        if let Err(e) = self.db.flush() {
+            self.warn_once(&format!("cache flush failed ({e})"));
+        }
+    }
+
+    pub fn stats(&self) -> Vec<TreeStats> {
+        Tree::ALL
+            .iter()
+            .map(|&t| {
+                let tree = self.tree(t);
+                let mut entries = 0;
+                let mut bytes = 0u64;
+                for (k, v) in tree.iter().flatten() {
+                    entries += 1;
+                    bytes += (k.len() + v.len()) as u64;
+                }
+                TreeStats {
+                    name: t.name(),
+                    entries,
+                    bytes,
+                }
+            })
+            .collect()
+    }
+
+    /// Size of the store on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        self.db.size_on_disk().unwrap_or(0)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn warn_once(&self, msg: &str) {
+        if !self.warned.swap(true, Ordering::Relaxed) {
+            eprintln!("warning: {msg}");
+        }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        let _ = self.db.flush();
+    }
+}
+
+fn is_lock_error(e: &std::io::Error) -> bool {
+    // sled takes an advisory lock on its `db` file and reports EWOULDBLOCK
+    // or a message mentioning the lock.
+    e.raw_os_error() == Some(libc::EWOULDBLOCK) || e.to_string().to_lowercase().contains("lock")
+}
+
+/// Removes the store (and nothing else under the cache folder). Deleting it
+/// loses nothing but time.
+pub fn clear(cache_dir: &Path) -> std::io::Result<()> {
+    let db = cache_dir.join("db");
+    match std::fs::remove_dir_all(&db) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_and_corrupt_entry_is_a_miss() {
+        let t = tempfile::tempdir().unwrap();
+        let c = Cache::open(t.path()).unwrap();
+        let k = Key::new("test").u32(1).finish();
+        c.put(Tree::Doc, &k, &(7u32, "seven".to_string()));
+        assert_eq!(
+            c.get::<(u32, String)>(Tree::Doc, &k),
+            Some((7, "seven".to_string()))
+        );
+        c.put_raw(Tree::Doc, &k, &[0xff, 0xff, 0xff]);
+        assert_eq!(c.get::<(u32, String)>(Tree::Doc, &k), None);
+        assert_eq!(
+            c.get::<(u32, String)>(Tree::Page, &k),
+            None,
+            "trees are separate"
+        );
+    }
+
+    #[test]
+    fn second_process_gets_a_clear_lock_error() {
+        let t = tempfile::tempdir().unwrap();
+        let _c = Cache::open(t.path()).unwrap();
+        // sled locks its file with flock, which is per open file, so a
+        // second open in this same process stands in for a second process.
+        match Cache::open(t.path()) {
+            Err(CacheError::Locked(p)) => assert!(p.ends_with("db")),
+            Err(other) => panic!("expected a lock error, got {other}"),
+            Ok(_) => panic!("a second open of a locked cache succeeded"),
+        }
+    }
+
+    #[test]
+    fn survives_reopen() {
+        let t = tempfile::tempdir().unwrap();
+        let k = Key::new("x").str("y").finish();
+        {
+            let c = Cache::open(t.path()).unwrap();
+            c.put(Tree::Record, &k, &42u64);
+        }
+        let c = Cache::open(t.path()).unwrap();
+        assert_eq!(c.get::<u64>(Tree::Record, &k), Some(42));
+        let stats = c.stats();
+        assert_eq!(
+            stats.iter().find(|s| s.name == "record").unwrap().entries,
+            1
+        );
+    }
+}
