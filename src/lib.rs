@@ -14,3 +14,6 @@ pub mod fingerprint;
 pub mod model;
 pub mod name;
 pub mod settings;
+pub mod select;
+pub mod progress;
+pub mod report;

@@ -343,3 +343,17 @@ impl Record {
         }
     }
 }
+
+/// What the pipeline concluded about one document under the current
+/// settings: the cached value of the `record` stage. Page numbers are
+/// 0-based here; [`crate::report`] applies `PAGE_NUM_OFFSET`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DocResult {
+    pub page_count: u32,
+    pub decision: Decision,
+    pub pages_read: PagesRead,
+    /// Pages whose text came from OCR, with the mean word confidence.
+    pub ocr_pages: Vec<(u32, f32)>,
+    pub vision: VisionPages,
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,321 @@
+//! Stage 10, report: records (SPEC 7) on stdout and in
+//! `cache/runs/<run-id>/records.jsonl`, the run summary, diagnostics, and
+//! the `cache/runs/latest` link.
+
+use crate::model::{DocResult, PdfFile, Record, Source, Status};
+use crate::settings::Settings;
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::ops::AddAssign;
+use std::path::{Path, PathBuf};
+
+/// The folder of one run's outputs.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    pub id: String,
+    pub path: PathBuf,
+}
+
+impl RunDir {
+    /// Creates `cache/runs/<run-id>/` with a new, sortable, unique id.
+    pub fn create(cache_dir: &Path) -> Result<RunDir> {
+        let runs = cache_dir.join("runs");
+        fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let base = format!("{}-{}", format_utc(now.as_secs()), std::process::id());
+        for n in 0.. {
+            let id = if n == 0 { base.clone() } else { format!("{base}-{n}") };
+            let path = runs.join(&id);
+            match fs::create_dir(&path) {
+                Ok(()) => return Ok(RunDir { id, path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e).with_context(|| format!("creating {}", path.display())),
+            }
+        }
+        unreachable!()
+    }
+
+    pub fn ann_dir(&self) -> PathBuf {
+        self.path.join("ann")
+    }
+
+    /// `diagnostics/<relative stem>/` of one PDF.
+    pub fn diagnostics_dir(&self, rel: &Path) -> PathBuf {
+        self.path.join("diagnostics").join(rel.with_extension(""))
+    }
+
+    /// Points `cache/runs/latest` at this run (replacing the link atomically).
+    pub fn mark_latest(&self) -> Result<()> {
+        let runs = self.path.parent().expect("run dir has a parent");
+        let tmp = runs.join(format!(".latest-{}", std::process::id()));
+        let _ = fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&self.id, &tmp).context("linking cache/runs/latest")?;
+        fs::rename(&tmp, runs.join("latest")).context("linking cache/runs/latest")?;
+        Ok(())
+    }
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC, without a date crate.
+fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
+/// The SPEC 7 record of a document that was read.
+pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &Settings) -> Record {
+    let offset = settings.page_num_offset;
+    let decision = &result.decision;
+    let sources: BTreeMap<String, Source> = decision
+        .sources
+        .iter()
+        .map(|(field, (page, via))| {
+            (field.as_str().to_string(), Source { page: page.map(|p| p + offset), via: *via })
+        })
+        .collect();
+    let shift = |v: &[u32]| v.iter().map(|p| p + offset).collect::<Vec<_>>();
+    let metadata = decision.metadata.clone();
+    let status = if metadata.is_complete() { Status::Complete } else { Status::Incomplete };
+    let proposed_filename = crate::name::proposed_filename(&metadata, settings);
+    Record {
+        path: rel_string(&file.rel),
+        blake3: Some(hash_hex),
+        pages: Some(result.page_count),
+        status,
+        error: None,
+        metadata,
+        sources,
+        pages_read: crate::model::PagesRead {
+            front: shift(&result.pages_read.front),
+            back: shift(&result.pages_read.back),
+        },
+        vision: crate::model::VisionPages {
+            pages: shift(&result.vision.pages),
+            failed: shift(&result.vision.failed),
+        },
+        proposed_filename,
+        written: false,
+        warnings: result.warnings.clone(),
+    }
+}
+
+/// A relative path as shown in records (always `/`-separated).
+pub fn rel_string(rel: &Path) -> String {
+    rel.to_string_lossy().into_owned()
+}
+
+/// One row of the stdout table: current name → proposed name, main fields, status.
+pub fn table_row(r: &Record) -> String {
+    let status = match r.status {
+        Status::Complete => "complete",
+        Status::Incomplete => "incomplete",
+        Status::Error => "error",
+    };
+    let proposed = r.proposed_filename.as_deref().unwrap_or("-");
+    let m = &r.metadata;
+    let mut fields = Vec::new();
+    if let Some(t) = &m.title {
+        fields.push(format!("title: {}", clip(t, 60)));
+    }
+    if !m.authors.is_empty() {
+        fields.push(format!("authors: {}", clip(&m.authors.join("; "), 50)));
+    }
+    if let Some(y) = m.year {
+        fields.push(format!("year: {y}"));
+    }
+    if let Some(i) = &m.isbn {
+        fields.push(format!("isbn: {i}"));
+    }
+    if let Some(d) = &m.doi {
+        fields.push(format!("doi: {d}"));
+    }
+    if let Some(e) = &r.error {
+        fields.push(format!("error: {e}"));
+    }
+    format!("{}  →  {}  [{}]  {}", r.path, proposed, status, fields.join(" | "))
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Streams records to `records.jsonl` as they are made.
+pub struct RecordsFile {
+    out: BufWriter<fs::File>,
+}
+
+impl RecordsFile {
+    pub fn create(run: &RunDir) -> Result<RecordsFile> {
+        let path = run.path.join("records.jsonl");
+        let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(RecordsFile { out: BufWriter::new(f) })
+    }
+
+    pub fn push(&mut self, r: &Record) -> Result<()> {
+        serde_json::to_writer(&mut self.out, r)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<()> {
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// Counts of what a run did, per stage and outcome (STYLE "say why work
+/// was redone"). Summed across documents.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub files: u64,
+    pub complete: u64,
+    pub incomplete: u64,
+    pub errors: u64,
+    pub written: u64,
+    /// fingerprint: hashes taken from the stat memo / computed.
+    pub hash_memo: u64,
+    pub hash_computed: u64,
+    /// record: whole documents answered from the cache / computed.
+    pub record_cached: u64,
+    pub record_computed: u64,
+    /// inspect: document opens and pages read by pdfium / from the cache.
+    pub docs_opened: u64,
+    pub pages_read: u64,
+    pub pages_cached: u64,
+    /// OCR: pages OCRed / from the cache.
+    pub ocr_pages: u64,
+    pub ocr_cached: u64,
+    /// vision: requests sent, answers from the cache, pages failed.
+    pub vision_requests: u64,
+    pub vision_cached: u64,
+    pub vision_failed: u64,
+}
+
+impl AddAssign for Summary {
+    fn add_assign(&mut self, o: Summary) {
+        self.files += o.files;
+        self.complete += o.complete;
+        self.incomplete += o.incomplete;
+        self.errors += o.errors;
+        self.written += o.written;
+        self.hash_memo += o.hash_memo;
+        self.hash_computed += o.hash_computed;
+        self.record_cached += o.record_cached;
+        self.record_computed += o.record_computed;
+        self.docs_opened += o.docs_opened;
+        self.pages_read += o.pages_read;
+        self.pages_cached += o.pages_cached;
+        self.ocr_pages += o.ocr_pages;
+        self.ocr_cached += o.ocr_cached;
+        self.vision_requests += o.vision_requests;
+        self.vision_cached += o.vision_cached;
+        self.vision_failed += o.vision_failed;
+    }
+}
+
+impl Summary {
+    /// Counts one finished record.
+    pub fn count(&mut self, r: &Record) {
+        self.files += 1;
+        match r.status {
+            Status::Complete => self.complete += 1,
+            Status::Incomplete => self.incomplete += 1,
+            Status::Error => self.errors += 1,
+        }
+        if r.written {
+            self.written += 1;
+        }
+    }
+
+    /// The `summary.md` text.
+    pub fn markdown(&self, run_id: &str, seconds: f64, dry_run: bool) -> String {
+        let rows = [
+            ("files", self.files),
+            ("complete", self.complete),
+            ("incomplete", self.incomplete),
+            ("errors", self.errors),
+            ("written", self.written),
+            ("hashes from the stat memo", self.hash_memo),
+            ("hashes computed", self.hash_computed),
+            ("records from the cache", self.record_cached),
+            ("records computed", self.record_computed),
+            ("documents opened", self.docs_opened),
+            ("pages read by pdfium", self.pages_read),
+            ("pages from the cache", self.pages_cached),
+            ("pages OCRed", self.ocr_pages),
+            ("OCR pages from the cache", self.ocr_cached),
+            ("vision requests", self.vision_requests),
+            ("vision answers from the cache", self.vision_cached),
+            ("vision pages failed", self.vision_failed),
+        ];
+        let mut s = format!(
+            "# colophon run {run_id}\n\n{} in {seconds:.2} s.\n\n| what | count |\n|---|---:|\n",
+            if dry_run { "Dry run (nothing under data/ was changed)" } else { "Write run" }
+        );
+        for (k, v) in rows {
+            s.push_str(&format!("| {k} | {v} |\n"));
+        }
+        s
+    }
+
+    /// One line for stderr at the end of a run.
+    pub fn line(&self, seconds: f64) -> String {
+        format!(
+            "{} files: {} complete, {} incomplete, {} errors; {} computed, {} from cache; {} pages read, {} OCRed, {} vision requests ({} failed) in {seconds:.2} s",
+            self.files,
+            self.complete,
+            self.incomplete,
+            self.errors,
+            self.record_computed,
+            self.record_cached,
+            self.pages_read,
+            self.ocr_pages,
+            self.vision_requests,
+            self.vision_failed
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_format() {
+        assert_eq!(format_utc(0), "19700101-000000");
+        assert_eq!(format_utc(1_795_158_309), "20261120-070509");
+        assert_eq!(format_utc(951_782_400), "20000229-000000");
+    }
+
+    #[test]
+    fn run_dirs_are_unique_and_latest_moves() {
+        let t = tempfile::tempdir().unwrap();
+        let a = RunDir::create(t.path()).unwrap();
+        let b = RunDir::create(t.path()).unwrap();
+        assert_ne!(a.id, b.id);
+        a.mark_latest().unwrap();
+        b.mark_latest().unwrap();
+        let target = fs::read_link(t.path().join("runs/latest")).unwrap();
+        assert_eq!(target, PathBuf::from(&b.id));
+    }
+}
