@@ -17,3 +17,4 @@ pub mod settings;
 pub mod select;
 pub mod progress;
 pub mod report;
+pub mod document;

@@ -159,6 +159,49 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// The readable `--ann.md` export of a record.
+pub fn annotation_markdown(r: &Record) -> String {
+    let m = &r.metadata;
+    let mut s = format!("# {}\n\n", m.title.as_deref().unwrap_or(&r.path));
+    let mut row = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            s.push_str(&format!("- **{k}**: {v}\n"));
+        }
+    };
+    row("File", Some(r.path.clone()));
+    row("Status", Some(format!("{:?}", r.status).to_lowercase()));
+    row("Error", r.error.clone());
+    row("Subtitle", m.subtitle.clone());
+    row("Authors", (!m.authors.is_empty()).then(|| m.authors.join("; ")));
+    row("Publisher", m.publisher.clone());
+    row("Year", m.year.map(|y| y.to_string()));
+    row("Edition", m.edition.clone());
+    row("ISBN", m.isbn.clone());
+    row("DOI", m.doi.clone());
+    row("LCCN", m.loc.clone());
+    row("Proposed name", r.proposed_filename.clone());
+    row("Pages", r.pages.map(|p| p.to_string()));
+    let shown = |v: &[u32]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
+    row("Front pages read", (!r.pages_read.front.is_empty()).then(|| shown(&r.pages_read.front)));
+    row("Back pages read", (!r.pages_read.back.is_empty()).then(|| shown(&r.pages_read.back)));
+    row("Sent to vision", (!r.vision.pages.is_empty()).then(|| shown(&r.vision.pages)));
+    row("Vision failed", (!r.vision.failed.is_empty()).then(|| shown(&r.vision.failed)));
+    if !r.sources.is_empty() {
+        s.push_str("\n## Sources\n\n");
+        for (field, src) in &r.sources {
+            let page = src.page.map(|p| format!("page {p}, ")).unwrap_or_default();
+            s.push_str(&format!("- {field}: {page}{}\n", src.via.as_str()));
+        }
+    }
+    if !r.warnings.is_empty() {
+        s.push_str("\n## Warnings\n\n");
+        for w in &r.warnings {
+            s.push_str(&format!("- {w}\n"));
+        }
+    }
+    s
+}
+
 /// Streams records to `records.jsonl` as they are made.
 pub struct RecordsFile {
     out: BufWriter<fs::File>,

@@ -1,0 +1,292 @@
+//! The whole run in one place (SPEC 5): discover → fingerprint → per
+//! document (record cache, or inspect/OCR/vision/extract/decide in a pool
+//! of document threads) → name → write → report.
+//!
+//! Threads: rayon for hashing; a feeder thread that answers cached records
+//! at once and queues the rest; `doc_threads` plain threads that each run
+//! one document at a time (holding a pdfium worker process only while they
+//! read it); the calling thread alone writes outputs, so records stream to
+//! disk in completion order and memory does not grow with the library.
+
+use crate::cache::{Cache, Tree, keys};
+use crate::document::{self, Context, SessionSource};
+use crate::model::{DocHash, DocResult, PdfFile, Record};
+use crate::progress::Reporter;
+use crate::report::{self, RecordsFile, RunDir, Summary};
+use crate::settings::Settings;
+use crate::{discover, fingerprint};
+use anyhow::{Context as _, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// How a command ended; `main` maps it to the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Every PDF processed (0).
+    Success,
+    /// Some PDFs had errors; the rest were processed (1).
+    SomeFailed,
+    /// Bad usage or settings; nothing processed (2).
+    BadUsage,
+    /// Ctrl-C (130).
+    Interrupted,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::SomeFailed => 1,
+            ExitStatus::BadUsage => 2,
+            ExitStatus::Interrupted => 130,
+        }
+    }
+}
+
+/// Set by Ctrl-C: no new document is started, finished ones are reported,
+/// the cache is flushed.
+pub static QUIT: AtomicBool = AtomicBool::new(false);
+
+/// Options of a run that change no result (and so no cache key).
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Worker processes for PDF reading.
+    pub jobs: usize,
+    /// JSON Lines on stdout instead of the table.
+    pub json: bool,
+    /// Ignore the stat memo and hash every file.
+    pub rehash: bool,
+    pub verbose: u8,
+}
+
+/// Where a run reads and writes.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub cache_dir: PathBuf,
+}
+
+/// What to process: the whole data folder, or the given files (`show`).
+pub enum Selection {
+    DataFolder,
+    Files(Vec<PathBuf>),
+}
+
+/// Versions of every stage, for the cache keys.
+pub fn stage_versions() -> keys::StageVersions {
+    keys::StageVersions {
+        inspect: crate::inspect::INSPECT_VERSION,
+        ocr: crate::ocr::OCR_VERSION,
+        extract: crate::extract::EXTRACT_VERSION,
+        decide: crate::decide::DECIDE_VERSION,
+        vision_prompt: crate::vision::PROMPT_VERSION,
+    }
+}
+
+/// A document finished by a document thread (or answered from the cache).
+struct Done {
+    index: usize,
+    outcome: Result<DocResult, String>,
+    cached: bool,
+    summary: Summary,
+}
+
+/// Runs the pipeline and reports every record. Returns the summary and
+/// the exit status.
+pub fn run(
+    paths: &Paths,
+    settings: &Settings,
+    cfg: &RunConfig,
+    selection: Selection,
+    cache: &Cache,
+    sessions: &dyn SessionSource,
+    reporter: &dyn Reporter,
+    stdout: &mut dyn Write,
+) -> Result<(Summary, ExitStatus)> {
+    let started = Instant::now();
+    let files = match selection {
+        Selection::DataFolder => discover::discover(&paths.data_dir, &settings.runtime_ignore_dir_name)?,
+        Selection::Files(list) => given_files(&paths.data_dir, &list, &settings.runtime_ignore_dir_name)?,
+    };
+    reporter.files_total(files.len() as u64);
+    let hashes = fingerprint::fingerprint(&files, cache, cfg.rehash);
+    let run_dir = RunDir::create(&paths.cache_dir)?;
+    let mut records = RecordsFile::create(&run_dir)?;
+    let mut summary = Summary::default();
+    for h in hashes.iter().flatten() {
+        match h.1 {
+            fingerprint::HashOutcome::Memo => summary.hash_memo += 1,
+            fingerprint::HashOutcome::Hashed => summary.hash_computed += 1,
+        }
+    }
+
+    let versions = stage_versions();
+    let ctx = Context { settings, cache, sessions, versions };
+    let doc_threads = cfg.jobs.max(1)
+        + if settings.analyze_with_vision { 2 * settings.vlm_concurrency } else { 0 };
+
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<(usize, DocHash)>(doc_threads * 2);
+    let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
+
+    std::thread::scope(|scope| -> Result<()> {
+        // Feeder: cached records go straight to the reporter; the rest are queued.
+        {
+            let done_tx = done_tx.clone();
+            let (files, hashes, ctx) = (&files, &hashes, &ctx);
+            scope.spawn(move || {
+                for (index, (file, hash)) in files.iter().zip(hashes).enumerate() {
+                    let early = match hash {
+                        Err(e) => Some(Err(format!("{e:#}"))),
+                        Ok(_) if !file.has_pdf_header => {
+                            Some(Err("not a PDF: no %PDF- header in the first 1024 bytes".to_string()))
+                        }
+                        Ok((h, _)) => ctx
+                            .cache
+                            .get::<DocResult>(Tree::Record, &keys::record_key(h, ctx.settings, &ctx.versions))
+                            .map(Ok),
+                    };
+                    let sent = match early {
+                        Some(outcome) => {
+                            let cached = outcome.is_ok();
+                            done_tx.send(Done { index, outcome, cached, summary: Summary::default() }).is_ok()
+                        }
+                        None if QUIT.load(Ordering::Relaxed) => false,
+                        None => job_tx.send((index, hash.as_ref().expect("checked").0)).is_ok(),
+                    };
+                    if !sent {
+                        break;
+                    }
+                }
+                // dropping job_tx ends the document threads
+            });
+        }
+        for _ in 0..doc_threads {
+            let (job_rx, done_tx, ctx, files, run_dir) = (job_rx.clone(), done_tx.clone(), &ctx, &files, &run_dir);
+            scope.spawn(move || {
+                for (index, hash) in job_rx {
+                    if QUIT.load(Ordering::Relaxed) {
+                        continue; // drain without work
+                    }
+                    let file = &files[index];
+                    let mut summary = Summary::default();
+                    let diag = run_dir.diagnostics_dir(&file.rel);
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        document::process(ctx, &file.path, &hash, Some(&diag), &mut summary)
+                    }));
+                    let outcome = match outcome {
+                        Ok(Ok(result)) => {
+                            // Failed results are not stored: a page whose
+                            // vision call failed is asked again next run.
+                            if result.vision.failed.is_empty() {
+                                let key = keys::record_key(&hash, ctx.settings, &ctx.versions);
+                                ctx.cache.put(Tree::Record, &key, &result);
+                            }
+                            Ok(result)
+                        }
+                        Ok(Err(e)) => Err(format!("{e:#}")),
+                        Err(panic) => Err(format!("internal error while reading this PDF: {}", panic_text(&panic))),
+                    };
+                    if done_tx.send(Done { index, outcome, cached: false, summary }).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        drop(job_rx);
+
+        // The calling thread reports, in completion order.
+        for done in done_rx {
+            let file = &files[done.index];
+            let hash_hex = hashes[done.index].as_ref().ok().map(|(h, _)| h.hex());
+            summary += done.summary;
+            let record = match &done.outcome {
+                Ok(result) => {
+                    if done.cached {
+                        summary.record_cached += 1;
+                    } else {
+                        summary.record_computed += 1;
+                    }
+                    report::record(file, hash_hex.unwrap_or_default(), result, settings)
+                }
+                Err(e) => Record::error(report::rel_string(&file.rel), hash_hex, e.clone()),
+            };
+            emit(&record, &run_dir, cfg, &mut records, stdout)?;
+            summary.count(&record);
+            reporter.file_done();
+        }
+        Ok(())
+    })?;
+
+    records.finish()?;
+    reporter.finish();
+    cache.flush();
+    let seconds = started.elapsed().as_secs_f64();
+    let dry_run = !settings.write_pdf_changes;
+    std::fs::write(run_dir.path.join("summary.md"), summary.markdown(&run_dir.id, seconds, dry_run))
+        .context("writing summary.md")?;
+    run_dir.mark_latest()?;
+    reporter.message(&summary.line(seconds));
+    let status = if QUIT.load(Ordering::Relaxed) {
+        ExitStatus::Interrupted
+    } else if summary.errors > 0 {
+        ExitStatus::SomeFailed
+    } else {
+        ExitStatus::Success
+    };
+    Ok((summary, status))
+}
+
+/// Prints and stores one record.
+fn emit(record: &Record, run_dir: &RunDir, cfg: &RunConfig, records: &mut RecordsFile, stdout: &mut dyn Write) -> Result<()> {
+    records.push(record)?;
+    let ann_base = run_dir.ann_dir().join(&record.path);
+    write_annotation_files(&ann_base, record)?;
+    let line = if cfg.json { serde_json::to_string(record)? } else { report::table_row(record) };
+    if let Err(e) = writeln!(stdout, "{line}") {
+        // A closed pipe (`colophon | head`) is not an error of the run.
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+    Ok(())
+}
+
+/// `<stem>--ann.md` and `<stem>--ann.json` for `pdf_path` (a path under
+/// the run's `ann/` mirror of the data tree).
+fn write_annotation_files(pdf_path: &Path, record: &Record) -> Result<()> {
+    let dir = pdf_path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stem = pdf_path.file_stem().unwrap_or_default().to_string_lossy();
+    std::fs::write(dir.join(format!("{stem}--ann.json")), serde_json::to_vec_pretty(record)?)?;
+    std::fs::write(dir.join(format!("{stem}--ann.md")), report::annotation_markdown(record))?;
+    Ok(())
+}
+
+/// Files named on the command line (`show`): relative to the data folder
+/// when they lie in it, else by their name.
+fn given_files(data_dir: &Path, list: &[PathBuf], ignore_dir_name: &str) -> Result<Vec<PdfFile>> {
+    let data = std::fs::canonicalize(data_dir).ok();
+    list.iter()
+        .map(|p| {
+            let path = std::fs::canonicalize(p).with_context(|| format!("reading {}", p.display()))?;
+            let rel = data
+                .as_ref()
+                .and_then(|d| path.strip_prefix(d).ok())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(path.file_name().unwrap_or_default()));
+            let ignored = rel.parent().is_some_and(|d| d.components().any(|c| c.as_os_str() == ignore_dir_name));
+            Ok(PdfFile { has_pdf_header: discover::has_pdf_header(&path), path, rel, ignored })
+        })
+        .collect()
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}
