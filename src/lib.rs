@@ -6,8 +6,10 @@
 //! `vision` → `extract` → `decide` → `name` → `write` → `report`,
 //! with `cache` under all of them and `app` wiring them together.
 
+pub mod cli;
 pub mod decide;
 pub mod extract;
 pub mod model;
 pub mod name;
+pub mod project;
 pub mod settings;
