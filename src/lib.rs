@@ -7,14 +7,16 @@
 //! with `cache` under all of them and `app` wiring them together.
 
 pub mod cache;
+pub mod cli;
 pub mod decide;
 pub mod discover;
+pub mod document;
 pub mod extract;
 pub mod fingerprint;
 pub mod model;
 pub mod name;
-pub mod settings;
-pub mod select;
 pub mod progress;
+pub mod project;
 pub mod report;
-pub mod document;
+pub mod select;
+pub mod settings;

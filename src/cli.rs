@@ -1,0 +1,306 @@
+//! The command line (SPEC 10): clap-derive [`Cli`] holding the raw flags, and
+//! the two things built from it: [`Overrides`] (flags that are settings, fed
+//! to `Settings::resolve`) and [`RunOptions`] (flags that only change how a
+//! run is carried out and so never enter a cache key).
+//!
+//! Flags stay raw (`Option`, `bool`) here so that precedence is applied in one
+//! place, `Settings::resolve`.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+use crate::settings::Overrides;
+
+/// `colophon`: find bibliographic metadata in a PDF library and propose
+/// clean file names.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "colophon", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; `run` when none is given.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Flags common to every subcommand.
+    #[command(flatten)]
+    pub flags: CommonFlags,
+}
+
+/// The subcommands of SPEC 10.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Process data/ (dry run unless WRITE_PDF_CHANGES or --write).
+    Run,
+    /// Process the given PDFs only and print their records.
+    Show {
+        /// PDFs to process.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Check that the vision backend is up and the model is present.
+    VlmCheck,
+    /// Print the effective settings and where each came from.
+    Config,
+    /// Inspect or clear the cache.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+    /// Revert the writes of the last (or the given) write run.
+    Undo {
+        /// Run id under cache/runs/; the latest write run when omitted.
+        #[arg(value_name = "RUN-ID")]
+        run_id: Option<String>,
+    },
+    /// Internal: a pdfium worker process speaking postcard on stdin/stdout.
+    #[command(hide = true)]
+    Worker,
+}
+
+/// `colophon cache ...`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum CacheAction {
+    /// Show entry counts and sizes per stage.
+    Stats,
+    /// Delete the cache (loses nothing but time).
+    Clear,
+}
+
+/// Flags accepted by every subcommand (`global`), so both
+/// `colophon --json show a.pdf` and `colophon show a.pdf --json` work.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct CommonFlags {
+    /// Print one JSON record per line instead of the table.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Write metadata and names into the PDFs (sets WRITE_PDF_CHANGES).
+    #[arg(long, global = true)]
+    pub write: bool,
+    /// Ask the vision model about hard pages (sets ANALYZE_WITH_VISION).
+    #[arg(long, global = true)]
+    pub vision: bool,
+    /// Number of parallel jobs [default: number of CPUs].
+    #[arg(short = 'j', long, value_name = "N", global = true)]
+    pub jobs: Option<NonZeroUsize>,
+    /// Pages read from the start (sets MATTER_CONFIG.front.max_pages).
+    #[arg(long, value_name = "N", global = true)]
+    pub front_pages: Option<u32>,
+    /// When to read back matter (sets MATTER_CONFIG.back.mode).
+    #[arg(
+        long,
+        value_name = "MODE",
+        global = true,
+        value_parser = ["never", "always", "fallback"]
+    )]
+    pub back_mode: Option<String>,
+    /// Pages read from the end (sets MATTER_CONFIG.back.max_pages).
+    #[arg(long, value_name = "N", global = true)]
+    pub back_pages: Option<u32>,
+    /// Hash every file again instead of trusting the size/mtime memo.
+    #[arg(long, global = true)]
+    pub rehash: bool,
+    /// No progress bars or log lines, only results and errors.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// More detail on stderr (repeat for more).
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+impl Cli {
+    /// The subcommand to run, `run` when none was given.
+    pub fn command_or_run(&self) -> Command {
+        self.command.clone().unwrap_or(Command::Run)
+    }
+
+    /// The flags that override settings.
+    pub fn overrides(&self) -> Overrides {
+        let f = &self.flags;
+        Overrides {
+            write: f.write,
+            vision: f.vision,
+            front_pages: f.front_pages,
+            back_mode: f.back_mode.clone(),
+            back_pages: f.back_pages,
+        }
+    }
+}
+
+/// How a run is carried out, as opposed to what it computes: none of these
+/// may enter a cache key (STYLE "Cache").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Parallel jobs (rayon threads, worker processes); default: available
+    /// parallelism.
+    pub jobs: usize,
+    /// JSON lines on stdout instead of the table.
+    pub json: bool,
+    /// Ignore the fingerprint memo and hash every file.
+    pub rehash: bool,
+    /// Hide progress and log lines.
+    pub quiet: bool,
+    /// Verbosity level (`-v` count).
+    pub verbose: u8,
+}
+
+impl RunOptions {
+    /// Built from the flags; `--jobs` defaults to the available parallelism
+    /// (1 if it cannot be determined).
+    pub fn from_cli(cli: &Cli) -> RunOptions {
+        let f = &cli.flags;
+        let jobs = f
+            .jobs
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get);
+        RunOptions {
+            jobs,
+            json: f.json,
+            rehash: f.rehash,
+            quiet: f.quiet,
+            verbose: f.verbose,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("colophon").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_subcommand_means_run() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!(cli.command, None);
+        assert_eq!(cli.command_or_run(), Command::Run);
+        assert_eq!(parse(&["run"]).unwrap().command_or_run(), Command::Run);
+    }
+
+    #[test]
+    fn subcommands_parse() {
+        assert_eq!(
+            parse(&["show", "a.pdf", "b/c.pdf"]).unwrap().command,
+            Some(Command::Show {
+                files: vec!["a.pdf".into(), "b/c.pdf".into()]
+            })
+        );
+        assert!(parse(&["show"]).is_err(), "show needs at least one file");
+        assert_eq!(
+            parse(&["vlm-check"]).unwrap().command,
+            Some(Command::VlmCheck)
+        );
+        assert_eq!(parse(&["config"]).unwrap().command, Some(Command::Config));
+        assert_eq!(
+            parse(&["cache", "stats"]).unwrap().command,
+            Some(Command::Cache {
+                action: CacheAction::Stats
+            })
+        );
+        assert_eq!(
+            parse(&["cache", "clear"]).unwrap().command,
+            Some(Command::Cache {
+                action: CacheAction::Clear
+            })
+        );
+        assert!(parse(&["cache"]).is_err());
+        assert_eq!(
+            parse(&["undo"]).unwrap().command,
+            Some(Command::Undo { run_id: None })
+        );
+        assert_eq!(
+            parse(&["undo", "20240101-120000"]).unwrap().command,
+            Some(Command::Undo {
+                run_id: Some("20240101-120000".into())
+            })
+        );
+        assert_eq!(parse(&["worker"]).unwrap().command, Some(Command::Worker));
+    }
+
+    #[test]
+    fn worker_is_hidden_from_help() {
+        let help = Cli::command().render_help().to_string();
+        assert!(help.contains("vlm-check"), "{help}");
+        assert!(!help.contains("worker"), "{help}");
+    }
+
+    #[test]
+    fn common_flags_work_before_and_after_the_subcommand() {
+        let before = parse(&["--json", "--front-pages", "3", "show", "a.pdf"]).unwrap();
+        let after = parse(&["show", "a.pdf", "--json", "--front-pages", "3"]).unwrap();
+        assert_eq!(before.flags, after.flags);
+        assert!(before.flags.json);
+        assert_eq!(before.flags.front_pages, Some(3));
+        let config = parse(&["config", "--write", "--back-mode", "always"]).unwrap();
+        assert!(config.flags.write);
+        assert_eq!(config.flags.back_mode.as_deref(), Some("always"));
+    }
+
+    #[test]
+    fn overrides_carry_setting_flags_only() {
+        let cli = parse(&[
+            "--write",
+            "--vision",
+            "--front-pages",
+            "4",
+            "--back-mode",
+            "fallback",
+            "--back-pages",
+            "0",
+            "--json",
+            "--rehash",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.overrides(),
+            Overrides {
+                write: true,
+                vision: true,
+                front_pages: Some(4),
+                back_mode: Some("fallback".into()),
+                back_pages: Some(0),
+            }
+        );
+        assert_eq!(parse(&[]).unwrap().overrides(), Overrides::default());
+    }
+
+    #[test]
+    fn bad_flag_values_are_usage_errors() {
+        for args in [
+            &["--back-mode", "sometimes"][..],
+            &["--front-pages", "-1"],
+            &["--front-pages", "many"],
+            &["--jobs", "0"],
+            &["-q", "-v"],
+        ] {
+            let err = parse(args).expect_err(&format!("{args:?} should be refused"));
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn run_options_from_flags() {
+        let cli = parse(&["-j", "3", "--json", "--rehash", "-vv"]).unwrap();
+        assert_eq!(
+            RunOptions::from_cli(&cli),
+            RunOptions {
+                jobs: 3,
+                json: true,
+                rehash: true,
+                quiet: false,
+                verbose: 2,
+            }
+        );
+        let quiet = RunOptions::from_cli(&parse(&["-q"]).unwrap());
+        assert!(quiet.quiet);
+        let expected = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+        assert_eq!(quiet.jobs, expected);
+    }
+}

@@ -1,0 +1,159 @@
+//! Where a project lives (SPEC 2): the root is the nearest directory, from
+//! the current one upwards, holding `colophon.toml` (else the current
+//! directory); `data/` and `cache/` sit under it at fixed places. Also the
+//! one-call entry point [`load`] that the binary uses to get the project and
+//! its effective settings before any work starts.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::Cli;
+use crate::settings::{CONFIG_FILE, Provenance, Settings, SettingsError};
+
+/// The folders of one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The directory holding `colophon.toml` (or the start directory).
+    pub root: PathBuf,
+    /// `<root>/data`: fixed, not configurable (seed 1.1); a symlink there is
+    /// the supported way to point elsewhere.
+    pub data_dir: PathBuf,
+    /// `<root>/cache`: the store and run outputs; deleting it loses only time.
+    pub cache_dir: PathBuf,
+}
+
+impl Project {
+    /// The project rooted at `root`.
+    pub fn at(root: impl Into<PathBuf>) -> Project {
+        let root = root.into();
+        Project {
+            data_dir: root.join("data"),
+            cache_dir: root.join("cache"),
+            root,
+        }
+    }
+
+    /// The project containing `start` (see [`find_root`]).
+    pub fn find(start: &Path) -> Project {
+        Project::at(find_root(start))
+    }
+
+    /// `<root>/colophon.toml` (which may not exist).
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join(CONFIG_FILE)
+    }
+}
+
+/// The nearest of `start` and its ancestors that holds a `colophon.toml`
+/// file; `start` itself when none does. `start` should be absolute (the
+/// current directory), or the search stops at its first component.
+pub fn find_root(start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|dir| dir.join(CONFIG_FILE).is_file())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// Finds the project from `cwd`, reads its `colophon.toml`, and resolves
+/// the settings with the process environment and the flags of `cli`
+/// (precedence: flag > environment > file > default). Any error means bad
+/// settings: exit 2, nothing processed.
+pub fn load(cli: &Cli, cwd: &Path) -> Result<(Project, Settings, Provenance), SettingsError> {
+    let project = Project::find(cwd);
+    let (settings, provenance) = Settings::load(&cli.overrides(), &project.root)?;
+    Ok((project, settings, provenance))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn root_is_the_nearest_ancestor_with_a_config_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outer = tmp.path().join("outer");
+        let inner = outer.join("library");
+        let deep = inner.join("data").join("books");
+        fs::create_dir_all(&deep).unwrap();
+        fs::write(outer.join(CONFIG_FILE), "").unwrap();
+        assert_eq!(find_root(&deep), outer);
+
+        // A nearer config file wins over a farther one.
+        fs::write(inner.join(CONFIG_FILE), "").unwrap();
+        assert_eq!(find_root(&deep), inner);
+        assert_eq!(find_root(&inner), inner);
+    }
+
+    #[test]
+    fn without_a_config_file_the_start_is_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let start = tmp.path().join("a").join("b");
+        fs::create_dir_all(&start).unwrap();
+        // Guard: the temp dir itself must not sit under a colophon project.
+        assert!(
+            tmp.path()
+                .ancestors()
+                .all(|d| !d.join(CONFIG_FILE).is_file())
+        );
+        assert_eq!(find_root(&start), start);
+    }
+
+    #[test]
+    fn a_directory_named_like_the_config_file_does_not_count() {
+        let tmp = tempfile::tempdir().unwrap();
+        let start = tmp.path().join("x");
+        fs::create_dir_all(start.join(CONFIG_FILE)).unwrap();
+        fs::write(tmp.path().join(CONFIG_FILE), "").unwrap();
+        assert_eq!(find_root(&start), tmp.path());
+    }
+
+    #[test]
+    fn project_folders_sit_under_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join(CONFIG_FILE), "").unwrap();
+        let sub = tmp.path().join("data");
+        fs::create_dir_all(&sub).unwrap();
+        let project = Project::find(&sub);
+        assert_eq!(project.root, tmp.path());
+        assert_eq!(project.data_dir, tmp.path().join("data"));
+        assert_eq!(project.cache_dir, tmp.path().join("cache"));
+        assert_eq!(project.config_path(), tmp.path().join(CONFIG_FILE));
+    }
+
+    #[test]
+    fn load_reads_the_file_and_applies_flags() {
+        use clap::Parser;
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(
+            tmp.path().join(CONFIG_FILE),
+            "MATTER_CONFIG = { front = { max_pages = 3 }, back = { mode = \"always\" } }\n",
+        )
+        .unwrap();
+        let cli = Cli::try_parse_from(["colophon", "config", "--back-mode", "fallback"]).unwrap();
+        let (project, settings, provenance) = load(&cli, tmp.path()).unwrap();
+        assert_eq!(project.root, tmp.path());
+        assert_eq!(settings.matter.front.max_pages, 3);
+        assert_eq!(
+            settings.matter.back.mode,
+            crate::settings::BackMode::Fallback
+        );
+        assert_eq!(
+            provenance.source("MATTER_CONFIG.front.max_pages"),
+            crate::settings::Source::File
+        );
+    }
+
+    #[test]
+    fn load_reports_a_bad_file() {
+        use clap::Parser;
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join(CONFIG_FILE), "PAGE_NUM_OFFSET = 7\n").unwrap();
+        let cli = Cli::try_parse_from(["colophon"]).unwrap();
+        let err = load(&cli, tmp.path()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid setting PAGE_NUM_OFFSET = 7 (from colophon.toml): allowed values are 0 or 1"
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! Test fixture: a temporary project root with `colophon.toml`, `data/`,
+//! and a command builder for the built binary.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct TestProject {
+    pub dir: tempfile::TempDir,
+}
+
+/// A fixture PDF under tests/fixtures.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+impl TestProject {
+    pub fn new() -> TestProject {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("colophon.toml"), "").unwrap();
+        TestProject { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.root().join("data")
+    }
+
+    pub fn config(&self, toml: &str) {
+        std::fs::write(self.root().join("colophon.toml"), toml).unwrap();
+    }
+
+    /// Copies a fixture into data/ under `rel`.
+    pub fn add(&self, fixture_name: &str, rel: &str) -> PathBuf {
+        let dest = self.data().join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(fixture_name), &dest).unwrap();
+        dest
+    }
+
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let dest = self.data().join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::write(&dest, bytes).unwrap();
+        dest
+    }
+
+    /// The colophon binary, run from the project root with a clean
+    /// environment of colophon settings.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_colophon"));
+        c.current_dir(self.root());
+        for (k, _) in std::env::vars() {
+            if k.starts_with("VLM_")
+                || k.starts_with("MATTER_")
+                || k.starts_with("PAGE_NUM")
+                || k == "WRITE_PDF_CHANGES"
+                || k == "ANALYZE_WITH_VISION"
+            {
+                c.env_remove(k);
+            }
+        }
+        c.env("COLOPHON_WORKER_EXE", env!("CARGO_BIN_EXE_colophon"));
+        c
+    }
+
+    /// Runs `colophon <args> --json -q` and parses the records.
+    pub fn run_json(&self, args: &[&str]) -> (Output, Vec<serde_json::Value>) {
+        let out = self.cmd().args(args).args(["--json", "-q"]).output().expect("running colophon");
+        let records = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+            .collect();
+        (out, records)
+    }
+
+    /// The counts of the latest run's summary.md.
+    pub fn summary(&self) -> BTreeMap<String, u64> {
+        let text = std::fs::read_to_string(self.root().join("cache/runs/latest/summary.md")).expect("summary.md");
+        text.lines()
+            .filter_map(|l| {
+                let cells: Vec<_> = l.trim_matches('|').split('|').map(str::trim).collect();
+                (cells.len() == 2).then(|| Some((cells[0].to_string(), cells[1].parse().ok()?)))?
+            })
+            .collect()
+    }
+
+    /// Every file under data/ with its blake3, to prove a dry run changed nothing.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, String> {
+        fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, String>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                let meta = std::fs::symlink_metadata(&p).unwrap();
+                if meta.is_dir() {
+                    walk(&p, base, out);
+                } else {
+                    let bytes = std::fs::read(&p).unwrap_or_default();
+                    out.insert(p.strip_prefix(base).unwrap().into(), blake3::hash(&bytes).to_hex().to_string());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&self.data(), &self.data(), &mut out);
+        out
+    }
+}
+
+pub fn record_for<'a>(records: &'a [serde_json::Value], path: &str) -> &'a serde_json::Value {
+    records
+        .iter()
+        .find(|r| r["path"] == path)
+        .unwrap_or_else(|| panic!("no record for {path} in {records:#?}"))
+}
