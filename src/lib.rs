@@ -8,6 +8,7 @@
 
 pub mod decide;
 pub mod extract;
+pub mod inspect;
 pub mod model;
 pub mod name;
 pub mod settings;
