@@ -17,7 +17,7 @@ pub const MAX_RECTS: usize = 2000;
 /// Share of `page` covered by the union of `rects`, clipped to the page, in [0, 1].
 pub fn covered_ratio(rects: &[Rect], page: Rect) -> f32 {
     let page_area = (page.width() as f64) * (page.height() as f64);
-    if !(page_area > 0.0) {
+    if page_area.is_nan() || page_area <= 0.0 {
         return 0.0;
     }
     let mut clipped: Vec<Rect> = rects.iter().filter_map(|r| clip(r, &page)).collect();

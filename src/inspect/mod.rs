@@ -17,8 +17,11 @@
 pub mod area;
 pub mod lines;
 pub mod pdfium;
+pub mod pool;
+pub mod worker;
 
 pub use pdfium::Document;
+pub use pool::{PoolConfig, WorkerHandle, WorkerPool};
 
 use crate::model::PageText;
 use serde::{Deserialize, Serialize};

@@ -501,3 +501,368 @@ fn collect_images(
         _ => {}
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Object, Stream, dictionary};
+
+    pub(crate) fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name)
+    }
+
+    fn lines_of(p: &PageRead) -> Vec<&str> {
+        p.text.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    /// Median line size of a page: the body text size.
+    fn body_size(p: &PageRead) -> f32 {
+        let mut s: Vec<f32> = p.text.lines.iter().map(|l| l.size).collect();
+        s.sort_by(f32::total_cmp);
+        s[s.len() / 2]
+    }
+
+    #[test]
+    fn typeset_book_title_page_reads_with_spaces_and_large_title() {
+        let doc = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        let info = doc.info();
+        assert_eq!(info.page_count, 15);
+        assert!(
+            info.info.producer.as_deref().unwrap().contains("gropdf"),
+            "{info:?}"
+        );
+        assert_eq!(info.info.title, None);
+
+        let title_page = doc.read_page(1).unwrap();
+        assert_eq!(title_page.text.index, 1);
+        assert_eq!(
+            (title_page.text.width, title_page.text.height),
+            (432.0, 648.0)
+        );
+        let lines = lines_of(&title_page);
+        assert_eq!(lines[0], "Weaving on Simple Looms", "{lines:?}");
+        assert!(lines.contains(&"Agnes Thornquist"), "{lines:?}");
+        let title = &title_page.text.lines[0];
+        // Top-left origin: the title sits in the upper third of the page.
+        assert!(
+            title.bbox.top > 0.0 && title.bbox.bottom < 648.0 / 3.0,
+            "{:?}",
+            title.bbox
+        );
+        assert!(
+            title.bbox.x0 > 36.0 && title.bbox.x1 < 432.0 - 36.0,
+            "{:?}",
+            title.bbox
+        );
+        let body = doc.read_page(4).unwrap();
+        assert!(body.text.word_count() > 100);
+        assert!(
+            title.size > 1.8 * body_size(&body),
+            "title {} vs body {}",
+            title.size,
+            body_size(&body)
+        );
+        assert!(body.text.image_ratio < 0.01);
+        assert!(body.hidden_lines.is_empty());
+
+        let copyright = lines_of(&doc.read_page(2).unwrap()).join("\n");
+        assert!(copyright.contains("ISBN 0-87611-203-3"), "{copyright}");
+        assert!(
+            copyright.contains("Catalog Card Number: 72-81345"),
+            "{copyright}"
+        );
+    }
+
+    #[test]
+    fn word_info_title_is_reported_as_found() {
+        let doc = Document::open(&fixture("book-p02-asis.pdf")).unwrap();
+        let info = doc.info().info;
+        assert_eq!(
+            info.title.as_deref(),
+            Some("Microsoft Word - Book1_FINAL (2).docx")
+        );
+        assert_eq!(info.author.as_deref(), Some("Pauline"));
+        assert_eq!(info.producer.as_deref(), Some("LibreOffice 7.4"));
+        let cover = doc.read_page(0).unwrap();
+        assert_eq!(
+            lines_of(&cover)[..2],
+            ["Recipes from a", "Narrowboat Galley"]
+        );
+        assert!(cover.text.lines[0].bold);
+    }
+
+    #[test]
+    fn scanned_page_is_all_image_and_no_text() {
+        let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
+        assert_eq!(doc.page_count(), 9);
+        for i in [0, 8] {
+            let p = doc.read_page(i).unwrap();
+            assert!(
+                p.text.image_ratio > 0.98,
+                "page {i}: {}",
+                p.text.image_ratio
+            );
+            assert!(p.text.lines.is_empty());
+        }
+    }
+
+    #[test]
+    fn render_is_gray_bounded_and_shows_ink() {
+        let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
+        let img = doc.render_page(1, 100, 10_000_000).unwrap();
+        // 432 x 648 pt at 100 dpi.
+        assert_eq!((img.width(), img.height()), (600, 900));
+        let dark = img.pixels().filter(|p| p.0[0] < 128).count();
+        let frac = dark as f64 / (600.0 * 900.0);
+        assert!(frac > 0.001 && frac < 0.5, "dark share {frac}");
+        let capped = doc.render_page(1, 300, 100_000).unwrap();
+        assert!(u64::from(capped.width()) * u64::from(capped.height()) <= 100_000);
+        assert!(
+            capped.width() > 200,
+            "aspect kept: {}x{}",
+            capped.width(),
+            capped.height()
+        );
+    }
+
+    #[test]
+    fn password_protected_pdf_is_a_typed_error_but_owner_only_opens() {
+        let err = Document::open(&fixture("encrypted_should_fail.pdf"))
+            .err()
+            .unwrap();
+        assert_eq!(err, PdfError::Encrypted);
+        let doc = Document::open(&fixture("owner_password_only_should_open.pdf")).unwrap();
+        assert_eq!(doc.page_count(), 15);
+    }
+
+    #[test]
+    fn broken_files_are_errors_not_crashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = std::fs::read(fixture("book-p03-asis.pdf")).unwrap();
+        let cut = dir.path().join("truncated.pdf");
+        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+        // Pdfium repairs what it can; a third of the file must not pass
+        // as the whole document.
+        match Document::open(&cut) {
+            Err(e) => assert!(matches!(e, PdfError::Malformed(_)), "{e:?}"),
+            Ok(d) => assert!(d.page_count() < 15, "{}", d.page_count()),
+        }
+        let junk = dir.path().join("junk.pdf");
+        std::fs::write(&junk, b"%PDF-1.4\nthis is not a pdf at all\n").unwrap();
+        assert!(matches!(Document::open(&junk), Err(PdfError::Malformed(_))));
+        assert!(matches!(
+            Document::open(&dir.path().join("missing.pdf")),
+            Err(PdfError::Io(_))
+        ));
+        let doc = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        assert_eq!(
+            doc.read_page(15).err(),
+            Some(PdfError::NoSuchPage {
+                index: 15,
+                page_count: 15
+            })
+        );
+    }
+
+    /// A one-page PDF made with lopdf: `content` drawn on a `w` x `h` page
+    /// with Helvetica as /F1, an 8x8 gray image as /Im1 and a form
+    /// XObject /Fm1 that draws /Im1 through its own matrix.
+    fn build_pdf(
+        content: Vec<Operation>,
+        page_extra: lopdf::Dictionary,
+        form_matrix: [f32; 6],
+    ) -> tempfile::NamedTempFile {
+        let mut doc = lopdf::Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        });
+        let image = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image", "Width" => 8, "Height" => 8,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+            },
+            vec![128u8; 64],
+        ));
+        let form_content = Content {
+            operations: vec![
+                Operation::new("q", vec![]),
+                // The image fills the form's unit square.
+                Operation::new(
+                    "cm",
+                    vec![1.into(), 0.into(), 0.into(), 1.into(), 0.into(), 0.into()],
+                ),
+                Operation::new("Do", vec!["Im1".into()]),
+                Operation::new("Q", vec![]),
+            ],
+        };
+        let form = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form",
+                "BBox" => vec![0.into(), 0.into(), 1.into(), 1.into()],
+                "Matrix" => form_matrix.iter().map(|&v| Object::Real(v)).collect::<Vec<_>>(),
+                "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image } },
+            },
+            form_content.encode().unwrap(),
+        ));
+        let resources = doc.add_object(dictionary! {
+            "Font" => dictionary! { "F1" => font },
+            "XObject" => dictionary! { "Im1" => image, "Fm1" => form },
+        });
+        let content_id = doc.add_object(Stream::new(
+            dictionary! {},
+            Content {
+                operations: content,
+            }
+            .encode()
+            .unwrap(),
+        ));
+        let mut page = dictionary! {
+            "Type" => "Page", "Parent" => pages_id, "Contents" => content_id, "Resources" => resources,
+        };
+        for (k, v) in page_extra.iter() {
+            page.set(k.clone(), v.clone());
+        }
+        let page_id = doc.add_object(page);
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
+                "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+            }),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        let mut file = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        doc.save_to(file.as_file_mut()).unwrap();
+        file
+    }
+
+    fn text_ops(x: f32, y: f32, tf: f32, tm_scale: f32, mode: i64, s: &str) -> Vec<Operation> {
+        vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), Object::Real(tf)]),
+            Operation::new("Tr", vec![mode.into()]),
+            Operation::new(
+                "Tm",
+                vec![
+                    Object::Real(tm_scale),
+                    0.into(),
+                    0.into(),
+                    Object::Real(tm_scale),
+                    Object::Real(x),
+                    Object::Real(y),
+                ],
+            ),
+            Operation::new("Tj", vec![Object::string_literal(s)]),
+            Operation::new("ET", vec![]),
+        ]
+    }
+
+    #[test]
+    fn size_in_text_matrix_counts_and_invisible_text_is_flagged() {
+        // Distiller style: Tf 1, size in the text matrix.
+        let mut ops = text_ops(72.0, 700.0, 1.0, 24.0, 0, "Scaled Title");
+        ops.extend(text_ops(72.0, 650.0, 10.0, 1.0, 0, "Body text here"));
+        // An OCR layer: render mode 3 (invisible).
+        ops.extend(text_ops(72.0, 400.0, 12.0, 1.0, 3, "Hidden words"));
+        let f = build_pdf(ops, dictionary! {}, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        assert_eq!(
+            lines_of(&p),
+            ["Scaled Title", "Body text here", "Hidden words"]
+        );
+        assert!(
+            (p.text.lines[0].size - 24.0).abs() < 0.1,
+            "{}",
+            p.text.lines[0].size
+        );
+        assert!((p.text.lines[1].size - 10.0).abs() < 0.1);
+        assert_eq!(p.hidden_lines, [2]);
+        assert!(!p.is_ocr_layer());
+        // Baseline 700 on an 800 pt page: about 100 pt from the top.
+        let b = p.text.lines[0].bbox;
+        assert!(
+            b.bottom > 95.0 && b.bottom < 110.0 && b.top < b.bottom - 15.0,
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn images_in_forms_are_placed_by_the_form_matrix_and_unioned() {
+        // Page image: left half (300 x 800). Form: the same image through
+        // a matrix placing it on the right half's top half (300 x 400).
+        let ops = vec![
+            Operation::new("q", vec![]),
+            Operation::new(
+                "cm",
+                vec![
+                    300.into(),
+                    0.into(),
+                    0.into(),
+                    800.into(),
+                    0.into(),
+                    0.into(),
+                ],
+            ),
+            Operation::new("Do", vec!["Im1".into()]),
+            Operation::new("Q", vec![]),
+            Operation::new("q", vec![]),
+            // Overlaps the page image by 50 pt: union, not sum.
+            Operation::new(
+                "cm",
+                vec![
+                    1.into(),
+                    0.into(),
+                    0.into(),
+                    1.into(),
+                    (-50).into(),
+                    0.into(),
+                ],
+            ),
+            Operation::new("Do", vec!["Fm1".into()]),
+            Operation::new("Q", vec![]),
+        ];
+        let f = build_pdf(ops, dictionary! {}, [300.0, 0.0, 0.0, 400.0, 300.0, 400.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        // 300*800 + 300*400 - 50*400 overlap = 340000 of 480000.
+        let want = 340_000.0 / 480_000.0;
+        assert!(
+            (p.text.image_ratio - want).abs() < 0.01,
+            "{} vs {want}",
+            p.text.image_ratio
+        );
+    }
+
+    #[test]
+    fn rotated_and_cropped_pages_use_displayed_coordinates() {
+        let ops = text_ops(100.0, 700.0, 12.0, 1.0, 0, "Landscape heading");
+        let extra = dictionary! {
+            "Rotate" => 90,
+            "CropBox" => vec![50.into(), 50.into(), 550.into(), 750.into()],
+        };
+        let f = build_pdf(ops, extra, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        // 500 x 700 crop box turned a quarter: 700 wide, 500 high.
+        assert_eq!((p.text.width, p.text.height), (700.0, 500.0));
+        assert_eq!(lines_of(&p), ["Landscape heading"]);
+        let b = p.text.lines[0].bbox;
+        // Text along x of the unrotated page runs down the turned page,
+        // starting where user (100, 700) lands: displayed (650, 50).
+        assert!(b.height() > 5.0 * b.width(), "{b:?}");
+        assert!(
+            (b.x0 - 650.0).abs() < 5.0 && (b.top - 50.0).abs() < 1.0,
+            "{b:?}"
+        );
+        assert!(
+            b.x0 >= 0.0 && b.x1 <= 700.0 && b.top >= 0.0 && b.bottom <= 500.0,
+            "{b:?}"
+        );
+    }
+}
