@@ -32,6 +32,35 @@ pub trait SessionSource: Sync {
     fn session(&self) -> Result<Box<dyn PdfSession + '_>>;
 }
 
+impl PdfSession for crate::inspect::WorkerHandle<'_> {
+    fn open(&mut self, path: &Path) -> Result<DocInfo> {
+        Ok(crate::inspect::WorkerHandle::open(self, path)?)
+    }
+
+    fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>> {
+        let pages = self.read_pages(indices)?;
+        Ok(pages
+            .into_iter()
+            .map(|p| {
+                let ocr_layer = p.is_ocr_layer();
+                let mut text = p.text;
+                // An invisible text layer under a page image is some OCR
+                // tool's output: say so in the record's sources.
+                if ocr_layer {
+                    text.via = crate::model::Via::Ocr;
+                }
+                text
+            })
+            .collect())
+    }
+}
+
+impl SessionSource for crate::inspect::WorkerPool {
+    fn session(&self) -> Result<Box<dyn PdfSession + '_>> {
+        Ok(Box::new(self.checkout()?))
+    }
+}
+
 /// What a document's flow needs from the run.
 pub struct Context<'a> {
     pub settings: &'a Settings,

@@ -13,6 +13,7 @@ pub mod discover;
 pub mod document;
 pub mod extract;
 pub mod fingerprint;
+pub mod inspect;
 pub mod model;
 pub mod name;
 pub mod progress;

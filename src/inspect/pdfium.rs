@@ -1,0 +1,868 @@
+//! Everything that touches pdfium: finding and binding `libpdfium.so`, and
+//! reading one document in-process ([`Document`]): page count, Info
+//! metadata, per page the glyphs (handed to [`super::lines`]) and image
+//! rectangles (handed to [`super::area`]), and grayscale rendering.
+//!
+//! Pdfium is not thread-safe and `pdfium-render` serialises every call behind
+//! one global mutex, so one process gains nothing from threads here: the
+//! coordinator runs this code in worker processes (`super::worker`). Tests
+//! and tools may call it directly.
+//!
+//! Pdfium quirks handled here, each measured on real files:
+//! - font sizes come from `scaled_font_size()`: Distiller and Cairo set the
+//!   size in the text matrix and report an unscaled size of 1.0;
+//! - pdfium's generated characters (spaces and line breaks it guesses) are
+//!   skipped; `lines` decides spaces from glyph gaps;
+//! - text drawn with an invisible render mode is an OCR layer: kept, flagged;
+//! - image objects inside form XObjects report bounds in form space, so the
+//!   enclosing forms' matrices are applied;
+//! - rendering straight to pdfium's grayscale bitmap format aborts the
+//!   process on pages with images, so pages are rendered BGRA and converted.
+
+use super::lines::{self, Glyph};
+use super::{PageRead, PdfError, area};
+use crate::model::{DocInfo, InfoMeta, PageText, Rect, Via};
+use image::GrayImage;
+use pdfium_render::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Environment variable naming libpdfium.so or the directory holding it.
+pub const LIB_PATH_ENV: &str = "PDFIUM_DYNAMIC_LIB_PATH";
+
+/// File name of the library on this platform (`libpdfium.so` on Linux).
+fn lib_name() -> std::ffi::OsString {
+    Pdfium::pdfium_platform_library_name()
+}
+
+/// Where libpdfium is looked for, in order: `PDFIUM_DYNAMIC_LIB_PATH` (a
+/// directory or the file itself), beside the executable, `<exe>/../../.pdfium/`
+/// (a `target/release` binary finds the repository's `.pdfium/`), the
+/// repository this crate was built from, then the system library path.
+pub fn library_candidates() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os(LIB_PATH_ENV).filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        if p.is_dir() {
+            out.push(p.join(lib_name()));
+        } else {
+            out.push(p);
+        }
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        out.push(dir.join(lib_name()));
+        out.push(dir.join("../../.pdfium").join(lib_name()));
+    }
+    out.push(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.pdfium")).join(lib_name()));
+    out
+}
+
+static PDFIUM: OnceLock<Result<Pdfium, String>> = OnceLock::new();
+
+/// The process-wide pdfium instance, bound on first use.
+pub fn pdfium() -> Result<&'static Pdfium, PdfError> {
+    PDFIUM
+        .get_or_init(bind)
+        .as_ref()
+        .map_err(|e| PdfError::PdfiumMissing(e.clone()))
+}
+
+fn bind() -> Result<Pdfium, String> {
+    let mut tried = Vec::new();
+    for path in library_candidates() {
+        if !path.exists() {
+            tried.push(format!("{} (absent)", path.display()));
+            continue;
+        }
+        match Pdfium::bind_to_library(&path) {
+            Ok(b) => return Ok(Pdfium::new(b)),
+            Err(e) => tried.push(format!("{} ({e})", path.display())),
+        }
+    }
+    match Pdfium::bind_to_system_library() {
+        Ok(b) => return Ok(Pdfium::new(b)),
+        Err(e) => tried.push(format!("system library path ({e})")),
+    }
+    Err(format!(
+        "libpdfium.so could not be loaded; tried: {}. Run scripts/fetch-pdfium.sh, \
+         or set {LIB_PATH_ENV} to the directory holding libpdfium.so",
+        tried.join("; ")
+    ))
+}
+
+fn map_err(e: PdfiumError) -> PdfError {
+    match e {
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PasswordError)
+        | PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::SecurityError) => {
+            PdfError::Encrypted
+        }
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FormatError) => {
+            PdfError::Malformed("not a PDF, or damaged beyond repair".into())
+        }
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FileError) => {
+            PdfError::Io("pdfium could not read the file".into())
+        }
+        PdfiumError::IoError(e) => PdfError::Io(e.to_string()),
+        other => PdfError::Pdfium(format!("{other:?}")),
+    }
+}
+
+/// An open document. One at a time per process is the intended use.
+pub struct Document {
+    doc: PdfDocument<'static>,
+    page_count: u32,
+}
+
+impl Document {
+    /// Opens a PDF. A password-protected file gives [`PdfError::Encrypted`].
+    pub fn open(path: &Path) -> Result<Document, PdfError> {
+        let pdfium = pdfium()?;
+        let doc = pdfium.load_pdf_from_file(path, None).map_err(map_err)?;
+        let page_count = doc.pages().len().max(0) as u32;
+        Ok(Document { doc, page_count })
+    }
+
+    pub fn page_count(&self) -> u32 {
+        self.page_count
+    }
+
+    /// Page count and the Info dictionary (untrusted, see `extract::info`).
+    pub fn info(&self) -> DocInfo {
+        let meta = self.doc.metadata();
+        let get = |t| {
+            meta.get(t)
+                .map(|tag| clean_info(tag.value()))
+                .filter(|s| !s.is_empty())
+        };
+        DocInfo {
+            page_count: self.page_count,
+            info: InfoMeta {
+                title: get(PdfDocumentMetadataTagType::Title),
+                author: get(PdfDocumentMetadataTagType::Author),
+                subject: get(PdfDocumentMetadataTagType::Subject),
+                keywords: get(PdfDocumentMetadataTagType::Keywords),
+                creator: get(PdfDocumentMetadataTagType::Creator),
+                producer: get(PdfDocumentMetadataTagType::Producer),
+            },
+        }
+    }
+
+    fn page(&self, index: u32) -> Result<PdfPage<'static>, PdfError> {
+        if index >= self.page_count {
+            return Err(PdfError::NoSuchPage {
+                index,
+                page_count: self.page_count,
+            });
+        }
+        self.doc.pages().get(index as PdfPageIndex).map_err(map_err)
+    }
+
+    /// Text lines and image coverage of one page (0-based index).
+    pub fn read_page(&self, index: u32) -> Result<PageRead, PdfError> {
+        let page = self.page(index)?;
+        let geo = PageGeometry::of(&page);
+        let glyphs = page_glyphs(&page, &geo)?;
+        let built = lines::build_lines(&glyphs);
+        let rects = image_rects(&page, &geo);
+        let page_rect = Rect {
+            x0: 0.0,
+            top: 0.0,
+            x1: geo.width,
+            bottom: geo.height,
+        };
+        let image_ratio = area::covered_ratio(&rects, page_rect);
+        let hidden_lines = built
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.hidden)
+            .map(|(i, _)| i as u32)
+            .collect();
+        Ok(PageRead {
+            text: PageText {
+                index,
+                width: geo.width,
+                height: geo.height,
+                lines: built.into_iter().map(|l| l.line).collect(),
+                image_ratio,
+                via: Via::Text,
+                ocr_confidence: None,
+            },
+            hidden_lines,
+        })
+    }
+
+    /// Renders a page to 8-bit gray at `dpi`, scaled down so the image has
+    /// at most `max_pixels` pixels (memory stays bounded on poster-sized
+    /// pages).
+    pub fn render_page(
+        &self,
+        index: u32,
+        dpi: u32,
+        max_pixels: u64,
+    ) -> Result<GrayImage, PdfError> {
+        let page = self.page(index)?;
+        let (w_pt, h_pt) = (page.width().value.max(1.0), page.height().value.max(1.0));
+        let (w, h) = render_size(w_pt, h_pt, dpi, max_pixels);
+        // BGRA, not pdfium's Gray format: that one aborts the process on
+        // pages with images (measured with pdfium 8149).
+        let config = PdfRenderConfig::new()
+            .set_target_size(w as Pixels, h as Pixels)
+            .set_maximum_width(w as Pixels)
+            .set_maximum_height(h as Pixels)
+            .set_format(PdfBitmapFormat::BGRA)
+            .set_reverse_byte_order(false)
+            .render_form_data(true)
+            .render_annotations(true);
+        let bitmap = page.render_with_config(&config).map_err(map_err)?;
+        let (bw, bh) = (bitmap.width().max(0) as u32, bitmap.height().max(0) as u32);
+        let raw = bitmap.as_raw_bytes();
+        bgra_to_gray(&raw, bw, bh)
+            .ok_or_else(|| PdfError::Pdfium("render returned a short bitmap".into()))
+    }
+}
+
+/// Pixel size for rendering a `w_pt` x `h_pt` page at `dpi`, capped to
+/// `max_pixels` pixels (aspect kept, at least 1x1).
+pub fn render_size(w_pt: f32, h_pt: f32, dpi: u32, max_pixels: u64) -> (u32, u32) {
+    let scale = dpi.max(1) as f64 / 72.0;
+    let (mut w, mut h) = (w_pt as f64 * scale, h_pt as f64 * scale);
+    let max = max_pixels.max(1) as f64;
+    if w * h > max {
+        let k = (max / (w * h)).sqrt();
+        w *= k;
+        h *= k;
+    }
+    ((w.floor() as u32).max(1), (h.floor() as u32).max(1))
+}
+
+/// BGRA rows (any stride) to luma (ITU-R BT.601 weights).
+pub fn bgra_to_gray(raw: &[u8], w: u32, h: u32) -> Option<GrayImage> {
+    if w == 0 || h == 0 {
+        return None;
+    }
+    let stride = raw.len() / h as usize;
+    if stride < w as usize * 4 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(w as usize * h as usize);
+    for row in raw.chunks_exact(stride).take(h as usize) {
+        for px in row[..w as usize * 4].chunks_exact(4) {
+            let (b, g, r) = (px[0] as u32, px[1] as u32, px[2] as u32);
+            out.push(((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8);
+        }
+    }
+    GrayImage::from_raw(w, h, out)
+}
+
+/// Info strings sometimes carry NULs, BOMs or padding.
+fn clean_info(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && *c != '\u{FEFF}')
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// Maps pdfium's page space (PDF user space: y up, origin at the media box
+/// corner, unrotated) to the displayed page: top-left origin, y down,
+/// `/Rotate` applied.
+struct PageGeometry {
+    /// The page box (crop box clipped to the media box), in user space.
+    left: f32,
+    bottom: f32,
+    right: f32,
+    top: f32,
+    /// Clockwise display rotation in quarter turns.
+    quarter_turns: u8,
+    /// Displayed size in points.
+    width: f32,
+    height: f32,
+}
+
+impl PageGeometry {
+    fn of(page: &PdfPage) -> PageGeometry {
+        let width = page.width().value;
+        let height = page.height().value;
+        let quarter_turns = match page.rotation() {
+            Ok(PdfPageRenderRotation::Degrees90) => 1,
+            Ok(PdfPageRenderRotation::Degrees180) => 2,
+            Ok(PdfPageRenderRotation::Degrees270) => 3,
+            _ => 0,
+        };
+        let (uw, uh) = if quarter_turns % 2 == 1 {
+            (height, width)
+        } else {
+            (width, height)
+        };
+        // FPDF_GetPageBoundingBox gives the crop box clipped to the media
+        // box, which is what width/height measure.
+        let (left, bottom) = match page.boundaries().bounding() {
+            Ok(b) => (b.bounds.left().value, b.bounds.bottom().value),
+            Err(_) => (0.0, 0.0),
+        };
+        PageGeometry {
+            left,
+            bottom,
+            right: left + uw,
+            top: bottom + uh,
+            quarter_turns,
+            width,
+            height,
+        }
+    }
+
+    fn map(&self, x: f32, y: f32) -> (f32, f32) {
+        match self.quarter_turns {
+            1 => (y - self.bottom, x - self.left),
+            2 => (self.right - x, y - self.bottom),
+            3 => (self.top - y, self.right - x),
+            _ => (x - self.left, self.top - y),
+        }
+    }
+
+    /// A user-space rectangle as a displayed-page rectangle.
+    fn map_rect(&self, left: f32, bottom: f32, right: f32, top: f32) -> Rect {
+        let (ax, ay) = self.map(left, bottom);
+        let (bx, by) = self.map(right, top);
+        Rect {
+            x0: ax.min(bx),
+            top: ay.min(by),
+            x1: ax.max(bx),
+            bottom: ay.max(by),
+        }
+    }
+
+    /// Text angles are measured in user space; display rotation turns them
+    /// clockwise.
+    fn map_angle(&self, a: f32) -> f32 {
+        a - self.quarter_turns as f32 * std::f32::consts::FRAC_PI_2
+    }
+}
+
+/// Bold by weight or by the font's name ("Times-Bold", "NimbusSans-Semibold").
+fn font_is_bold(name: &str, weight: Option<PdfFontWeight>) -> bool {
+    let heavy = match weight {
+        Some(
+            PdfFontWeight::Weight600
+            | PdfFontWeight::Weight700Bold
+            | PdfFontWeight::Weight800
+            | PdfFontWeight::Weight900,
+        ) => true,
+        Some(PdfFontWeight::Custom(w)) => w >= 600,
+        _ => false,
+    };
+    if heavy {
+        return true;
+    }
+    let n = name.to_ascii_lowercase();
+    ["bold", "black", "heavy", "semibold", "demi"]
+        .iter()
+        .any(|k| n.contains(k))
+}
+
+/// The glyphs the page really draws, in displayed-page coordinates.
+fn page_glyphs(page: &PdfPage, geo: &PageGeometry) -> Result<Vec<Glyph>, PdfError> {
+    let text = page.text().map_err(map_err)?;
+    let chars = text.chars();
+    let mut out = Vec::with_capacity(chars.len());
+    // Font name → bold, so each font is judged once.
+    let mut bold_by_font: HashMap<String, bool> = HashMap::new();
+    let margin = 2.0;
+    for c in chars.iter() {
+        let Some(ch) = c.unicode_char() else { continue };
+        if ch == '\r' || ch == '\n' {
+            continue;
+        }
+        // Pdfium's guessed spaces go to `lines` as hints only.
+        let generated = c.is_generated().unwrap_or(false);
+        if generated && ch != ' ' {
+            continue;
+        }
+        let Ok(b) = c.loose_bounds() else { continue };
+        let bbox = geo.map_rect(
+            b.left().value,
+            b.bottom().value,
+            b.right().value,
+            b.top().value,
+        );
+        let (cx, cy) = ((bbox.x0 + bbox.x1) / 2.0, (bbox.top + bbox.bottom) / 2.0);
+        // Text outside the page box is not seen by readers (printer marks,
+        // text pushed off the page to hide it).
+        if cx < -margin || cy < -margin || cx > geo.width + margin || cy > geo.height + margin {
+            continue;
+        }
+        let origin = match c.origin() {
+            Ok((x, y)) => geo.map(x.value, y.value),
+            Err(_) => (bbox.x0, bbox.bottom),
+        };
+        let mut size = c.scaled_font_size().value.abs();
+        if !(size.is_finite() && size > 0.1) {
+            size = bbox.height().max(bbox.width());
+        }
+        let angle = geo.map_angle(c.angle_radians().unwrap_or(0.0));
+        let hidden = matches!(
+            c.render_mode(),
+            Ok(PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping)
+        );
+        let bold = if is_space_like(ch) {
+            false
+        } else {
+            let name = c.font_name();
+            match bold_by_font.get(&name) {
+                Some(&b) => b,
+                None => {
+                    let b = font_is_bold(&name, c.font_weight()) || c.font_is_bold_reenforced();
+                    bold_by_font.insert(name, b);
+                    b
+                }
+            }
+        };
+        out.push(Glyph {
+            ch,
+            bbox,
+            origin,
+            size,
+            angle,
+            bold,
+            hidden,
+            generated,
+        });
+    }
+    Ok(out)
+}
+
+fn is_space_like(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// Rectangles of all image objects on the page, in displayed-page
+/// coordinates, including images nested in form XObjects.
+fn image_rects(page: &PdfPage, geo: &PageGeometry) -> Vec<Rect> {
+    let mut out = Vec::new();
+    let objects = page.objects();
+    for obj in objects.iter() {
+        collect_images(&obj, &[], geo, &mut out, 0);
+    }
+    out
+}
+
+/// Forms nest; a malicious file could nest them deeply (pdfium guards
+/// against true cycles itself).
+const MAX_FORM_DEPTH: usize = 12;
+
+fn collect_images(
+    obj: &PdfPageObject,
+    forms: &[PdfMatrix],
+    geo: &PageGeometry,
+    out: &mut Vec<Rect>,
+    depth: usize,
+) {
+    match obj {
+        PdfPageObject::Image(img) => {
+            let Ok(q) = img.bounds() else { return };
+            let mut pts = [
+                (q.x1().value, q.y1().value),
+                (q.x2().value, q.y2().value),
+                (q.x3().value, q.y3().value),
+                (q.x4().value, q.y4().value),
+            ];
+            // Innermost form first: form space → its parent's space → page.
+            for m in forms.iter().rev() {
+                for p in &mut pts {
+                    let (x, y) = m.apply_to_points(PdfPoints::new(p.0), PdfPoints::new(p.1));
+                    *p = (x.value, y.value);
+                }
+            }
+            let (mut l, mut b, mut r, mut t) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+            for (x, y) in pts {
+                l = l.min(x);
+                r = r.max(x);
+                b = b.min(y);
+                t = t.max(y);
+            }
+            if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
+                out.push(geo.map_rect(l, b, r, t));
+            }
+        }
+        PdfPageObject::XObjectForm(form) if depth < MAX_FORM_DEPTH => {
+            let Ok(m) = form.matrix() else { return };
+            let mut chain = forms.to_vec();
+            chain.push(m);
+            for i in 0..form.len() {
+                if let Ok(child) = form.get(i) {
+                    collect_images(&child, &chain, geo, out, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Object, Stream, dictionary};
+
+    pub(crate) fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name)
+    }
+
+    fn lines_of(p: &PageRead) -> Vec<&str> {
+        p.text.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    /// Median line size of a page: the body text size.
+    fn body_size(p: &PageRead) -> f32 {
+        let mut s: Vec<f32> = p.text.lines.iter().map(|l| l.size).collect();
+        s.sort_by(f32::total_cmp);
+        s[s.len() / 2]
+    }
+
+    #[test]
+    fn typeset_book_title_page_reads_with_spaces_and_large_title() {
+        let doc = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        let info = doc.info();
+        assert_eq!(info.page_count, 15);
+        assert!(
+            info.info.producer.as_deref().unwrap().contains("gropdf"),
+            "{info:?}"
+        );
+        assert_eq!(info.info.title, None);
+
+        let title_page = doc.read_page(1).unwrap();
+        assert_eq!(title_page.text.index, 1);
+        assert_eq!(
+            (title_page.text.width, title_page.text.height),
+            (432.0, 648.0)
+        );
+        let lines = lines_of(&title_page);
+        assert_eq!(lines[0], "Weaving on Simple Looms", "{lines:?}");
+        assert!(lines.contains(&"Agnes Thornquist"), "{lines:?}");
+        let title = &title_page.text.lines[0];
+        // Top-left origin: the title sits in the upper third of the page.
+        assert!(
+            title.bbox.top > 0.0 && title.bbox.bottom < 648.0 / 3.0,
+            "{:?}",
+            title.bbox
+        );
+        assert!(
+            title.bbox.x0 > 36.0 && title.bbox.x1 < 432.0 - 36.0,
+            "{:?}",
+            title.bbox
+        );
+        let body = doc.read_page(4).unwrap();
+        assert!(body.text.word_count() > 100);
+        assert!(
+            title.size > 1.8 * body_size(&body),
+            "title {} vs body {}",
+            title.size,
+            body_size(&body)
+        );
+        assert!(body.text.image_ratio < 0.01);
+        assert!(body.hidden_lines.is_empty());
+
+        let copyright = lines_of(&doc.read_page(2).unwrap()).join("\n");
+        assert!(copyright.contains("ISBN 0-87611-203-3"), "{copyright}");
+        assert!(
+            copyright.contains("Catalog Card Number: 72-81345"),
+            "{copyright}"
+        );
+    }
+
+    #[test]
+    fn word_info_title_is_reported_as_found() {
+        let doc = Document::open(&fixture("book-p02-asis.pdf")).unwrap();
+        let info = doc.info().info;
+        assert_eq!(
+            info.title.as_deref(),
+            Some("Microsoft Word - Book1_FINAL (2).docx")
+        );
+        assert_eq!(info.author.as_deref(), Some("Pauline"));
+        assert_eq!(info.producer.as_deref(), Some("LibreOffice 7.4"));
+        let cover = doc.read_page(0).unwrap();
+        assert_eq!(
+            lines_of(&cover)[..2],
+            ["Recipes from a", "Narrowboat Galley"]
+        );
+        assert!(cover.text.lines[0].bold);
+    }
+
+    #[test]
+    fn scanned_page_is_all_image_and_no_text() {
+        let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
+        assert_eq!(doc.page_count(), 9);
+        for i in [0, 8] {
+            let p = doc.read_page(i).unwrap();
+            assert!(
+                p.text.image_ratio > 0.98,
+                "page {i}: {}",
+                p.text.image_ratio
+            );
+            assert!(p.text.lines.is_empty());
+        }
+    }
+
+    #[test]
+    fn render_is_gray_bounded_and_shows_ink() {
+        let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
+        let img = doc.render_page(1, 100, 10_000_000).unwrap();
+        // 432 x 648 pt at 100 dpi.
+        assert_eq!((img.width(), img.height()), (600, 900));
+        let dark = img.pixels().filter(|p| p.0[0] < 128).count();
+        let frac = dark as f64 / (600.0 * 900.0);
+        assert!(frac > 0.001 && frac < 0.5, "dark share {frac}");
+        let capped = doc.render_page(1, 300, 100_000).unwrap();
+        assert!(u64::from(capped.width()) * u64::from(capped.height()) <= 100_000);
+        assert!(
+            capped.width() > 200,
+            "aspect kept: {}x{}",
+            capped.width(),
+            capped.height()
+        );
+    }
+
+    #[test]
+    fn password_protected_pdf_is_a_typed_error_but_owner_only_opens() {
+        let err = Document::open(&fixture("encrypted_should_fail.pdf"))
+            .err()
+            .unwrap();
+        assert_eq!(err, PdfError::Encrypted);
+        let doc = Document::open(&fixture("owner_password_only_should_open.pdf")).unwrap();
+        assert_eq!(doc.page_count(), 15);
+    }
+
+    #[test]
+    fn broken_files_are_errors_not_crashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = std::fs::read(fixture("book-p03-asis.pdf")).unwrap();
+        let cut = dir.path().join("truncated.pdf");
+        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+        // Pdfium repairs what it can; a third of the file must not pass
+        // as the whole document.
+        match Document::open(&cut) {
+            Err(e) => assert!(matches!(e, PdfError::Malformed(_)), "{e:?}"),
+            Ok(d) => assert!(d.page_count() < 15, "{}", d.page_count()),
+        }
+        let junk = dir.path().join("junk.pdf");
+        std::fs::write(&junk, b"%PDF-1.4\nthis is not a pdf at all\n").unwrap();
+        assert!(matches!(Document::open(&junk), Err(PdfError::Malformed(_))));
+        assert!(matches!(
+            Document::open(&dir.path().join("missing.pdf")),
+            Err(PdfError::Io(_))
+        ));
+        let doc = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        assert_eq!(
+            doc.read_page(15).err(),
+            Some(PdfError::NoSuchPage {
+                index: 15,
+                page_count: 15
+            })
+        );
+    }
+
+    /// A one-page PDF made with lopdf: `content` drawn on a `w` x `h` page
+    /// with Helvetica as /F1, an 8x8 gray image as /Im1 and a form
+    /// XObject /Fm1 that draws /Im1 through its own matrix.
+    fn build_pdf(
+        content: Vec<Operation>,
+        page_extra: lopdf::Dictionary,
+        form_matrix: [f32; 6],
+    ) -> tempfile::NamedTempFile {
+        let mut doc = lopdf::Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        });
+        let image = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image", "Width" => 8, "Height" => 8,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+            },
+            vec![128u8; 64],
+        ));
+        let form_content = Content {
+            operations: vec![
+                Operation::new("q", vec![]),
+                // The image fills the form's unit square.
+                Operation::new(
+                    "cm",
+                    vec![1.into(), 0.into(), 0.into(), 1.into(), 0.into(), 0.into()],
+                ),
+                Operation::new("Do", vec!["Im1".into()]),
+                Operation::new("Q", vec![]),
+            ],
+        };
+        let form = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form",
+                "BBox" => vec![0.into(), 0.into(), 1.into(), 1.into()],
+                "Matrix" => form_matrix.iter().map(|&v| Object::Real(v)).collect::<Vec<_>>(),
+                "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image } },
+            },
+            form_content.encode().unwrap(),
+        ));
+        let resources = doc.add_object(dictionary! {
+            "Font" => dictionary! { "F1" => font },
+            "XObject" => dictionary! { "Im1" => image, "Fm1" => form },
+        });
+        let content_id = doc.add_object(Stream::new(
+            dictionary! {},
+            Content {
+                operations: content,
+            }
+            .encode()
+            .unwrap(),
+        ));
+        let mut page = dictionary! {
+            "Type" => "Page", "Parent" => pages_id, "Contents" => content_id, "Resources" => resources,
+        };
+        for (k, v) in page_extra.iter() {
+            page.set(k.clone(), v.clone());
+        }
+        let page_id = doc.add_object(page);
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
+                "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+            }),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        let mut file = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        doc.save_to(file.as_file_mut()).unwrap();
+        file
+    }
+
+    fn text_ops(x: f32, y: f32, tf: f32, tm_scale: f32, mode: i64, s: &str) -> Vec<Operation> {
+        vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), Object::Real(tf)]),
+            Operation::new("Tr", vec![mode.into()]),
+            Operation::new(
+                "Tm",
+                vec![
+                    Object::Real(tm_scale),
+                    0.into(),
+                    0.into(),
+                    Object::Real(tm_scale),
+                    Object::Real(x),
+                    Object::Real(y),
+                ],
+            ),
+            Operation::new("Tj", vec![Object::string_literal(s)]),
+            Operation::new("ET", vec![]),
+        ]
+    }
+
+    #[test]
+    fn size_in_text_matrix_counts_and_invisible_text_is_flagged() {
+        // Distiller style: Tf 1, size in the text matrix.
+        let mut ops = text_ops(72.0, 700.0, 1.0, 24.0, 0, "Scaled Title");
+        ops.extend(text_ops(72.0, 650.0, 10.0, 1.0, 0, "Body text here"));
+        // An OCR layer: render mode 3 (invisible).
+        ops.extend(text_ops(72.0, 400.0, 12.0, 1.0, 3, "Hidden words"));
+        let f = build_pdf(ops, dictionary! {}, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        assert_eq!(
+            lines_of(&p),
+            ["Scaled Title", "Body text here", "Hidden words"]
+        );
+        assert!(
+            (p.text.lines[0].size - 24.0).abs() < 0.1,
+            "{}",
+            p.text.lines[0].size
+        );
+        assert!((p.text.lines[1].size - 10.0).abs() < 0.1);
+        assert_eq!(p.hidden_lines, [2]);
+        assert!(!p.is_ocr_layer());
+        // Baseline 700 on an 800 pt page: about 100 pt from the top.
+        let b = p.text.lines[0].bbox;
+        assert!(
+            b.bottom > 95.0 && b.bottom < 110.0 && b.top < b.bottom - 15.0,
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn images_in_forms_are_placed_by_the_form_matrix_and_unioned() {
+        // Page image: left half (300 x 800). Form: the same image through
+        // a matrix placing it on the right half's top half (300 x 400).
+        let ops = vec![
+            Operation::new("q", vec![]),
+            Operation::new(
+                "cm",
+                vec![
+                    300.into(),
+                    0.into(),
+                    0.into(),
+                    800.into(),
+                    0.into(),
+                    0.into(),
+                ],
+            ),
+            Operation::new("Do", vec!["Im1".into()]),
+            Operation::new("Q", vec![]),
+            Operation::new("q", vec![]),
+            // Overlaps the page image by 50 pt: union, not sum.
+            Operation::new(
+                "cm",
+                vec![
+                    1.into(),
+                    0.into(),
+                    0.into(),
+                    1.into(),
+                    (-50).into(),
+                    0.into(),
+                ],
+            ),
+            Operation::new("Do", vec!["Fm1".into()]),
+            Operation::new("Q", vec![]),
+        ];
+        let f = build_pdf(ops, dictionary! {}, [300.0, 0.0, 0.0, 400.0, 300.0, 400.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        // 300*800 + 300*400 - 50*400 overlap = 340000 of 480000.
+        let want = 340_000.0 / 480_000.0;
+        assert!(
+            (p.text.image_ratio - want).abs() < 0.01,
+            "{} vs {want}",
+            p.text.image_ratio
+        );
+    }
+
+    #[test]
+    fn rotated_and_cropped_pages_use_displayed_coordinates() {
+        let ops = text_ops(100.0, 700.0, 12.0, 1.0, 0, "Landscape heading");
+        let extra = dictionary! {
+            "Rotate" => 90,
+            "CropBox" => vec![50.into(), 50.into(), 550.into(), 750.into()],
+        };
+        let f = build_pdf(ops, extra, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let p = doc.read_page(0).unwrap();
+        // 500 x 700 crop box turned a quarter: 700 wide, 500 high.
+        assert_eq!((p.text.width, p.text.height), (700.0, 500.0));
+        assert_eq!(lines_of(&p), ["Landscape heading"]);
+        let b = p.text.lines[0].bbox;
+        // Text along x of the unrotated page runs down the turned page,
+        // starting where user (100, 700) lands: displayed (650, 50).
+        assert!(b.height() > 5.0 * b.width(), "{b:?}");
+        assert!(
+            (b.x0 - 650.0).abs() < 5.0 && (b.top - 50.0).abs() < 1.0,
+            "{b:?}"
+        );
+        assert!(
+            b.x0 >= 0.0 && b.x1 <= 700.0 && b.top >= 0.0 && b.bottom <= 500.0,
+            "{b:?}"
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! The PDF worker process (`colophon worker`): one pdfium, one open
+//! document at a time, driven by the coordinator over its stdin/stdout.
+//!
+//! Why a process: pdfium is not thread-safe (one global mutex in
+//! `pdfium-render`), so processes are the only way to use every core; and a
+//! malformed PDF that crashes or hangs pdfium takes down this process only,
+//! which the pool (`super::pool`) kills and replaces while the run goes on.
+//!
+//! Protocol: after start the worker writes [`HANDSHAKE`]; then it answers
+//! each [`Request`] frame with exactly one [`Response`] frame, except
+//! [`Request::Close`], which has no answer (so dropping a handle never waits
+//! on a worker). A frame is a little-endian `u32` length followed by that
+//! many bytes of postcard. Anything a library prints to stdout would corrupt
+//! the frames, so the worker moves fd 1 to stderr and writes frames to a
+//! private duplicate of the original stdout.
+//!
+//! The worker exits on stdin EOF (the coordinator closed the pipe or died)
+//! and, through `PR_SET_PDEATHSIG` set by the pool, when its parent dies
+//! while it is busy.
+
+use super::pdfium::Document;
+use super::{PageRead, PdfError};
+use crate::model::DocInfo;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+/// First bytes a worker writes: proves the executable really is a colophon
+/// worker speaking this protocol version. Bump the digit when a message
+/// changes shape.
+pub const HANDSHAKE: &[u8] = b"colophon-worker 1\n";
+
+/// Frames larger than this are garbage (a rendered A0 page at the default
+/// pixel cap is about 40 MB).
+pub const MAX_FRAME: u32 = 256 << 20;
+
+/// What the coordinator asks a worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// Open a document (closing any open one); answered by `Opened`.
+    /// The path travels as raw bytes: file names need not be UTF-8.
+    Open { path: Vec<u8> },
+    /// Read one page of the open document; answered by `Page`. One page per
+    /// request, so a crash is attributed to the page being read.
+    ReadPage { index: u32 },
+    /// Render one page to 8-bit gray; answered by `Rendered`.
+    Render {
+        index: u32,
+        dpi: u32,
+        max_pixels: u64,
+    },
+    /// Close the open document. No answer.
+    Close,
+    /// Test hook: abort the process as a crashing pdfium would.
+    #[doc(hidden)]
+    DebugAbort,
+    /// Test hook: sleep, as a pdfium stuck in a loop would; then `Closed`.
+    #[doc(hidden)]
+    DebugSleep { millis: u64 },
+}
+
+/// What a worker answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Response {
+    Opened(DocInfo),
+    Page(PageRead),
+    Rendered {
+        width: u32,
+        height: u32,
+        pixels: Vec<u8>,
+    },
+    /// Answer to `DebugSleep`.
+    Slept,
+    /// The request failed; the worker is fine and can take the next one.
+    Failed(PdfError),
+    /// The request failed and the worker is about to exit (a panic inside
+    /// the reader may leave pdfium's state poisoned): discard this worker.
+    Fatal(PdfError),
+}
+
+/// Writes one frame.
+pub fn write_frame<W: Write, T: Serialize>(w: &mut W, msg: &T) -> io::Result<()> {
+    let bytes = postcard::to_stdvec(msg).map_err(io::Error::other)?;
+    let len = u32::try_from(bytes.len())
+        .ok()
+        .filter(|&n| n <= MAX_FRAME)
+        .ok_or_else(|| io::Error::other(format!("frame of {} bytes is too large", bytes.len())))?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(&bytes)?;
+    w.flush()
+}
+
+/// Reads one frame; `Ok(None)` on a clean end of stream before a frame.
+pub fn read_frame<R: Read, T: DeserializeOwned>(r: &mut R) -> io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match r.read(&mut len[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let len = u32::from_le_bytes(len);
+    if len > MAX_FRAME {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame length {len} exceeds the limit"),
+        ));
+    }
+    let mut buf = vec![0u8; len as usize];
+    r.read_exact(&mut buf)?;
+    postcard::from_bytes(&buf)
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Entry point of `colophon worker`: serves requests on stdin/stdout until
+/// stdin closes. Returns an error only when the pipes themselves fail.
+pub fn serve_stdio() -> anyhow::Result<()> {
+    let out = private_stdout()?;
+    let mut out = BufWriter::new(out);
+    out.write_all(HANDSHAKE)?;
+    out.flush()?;
+    let stdin = io::stdin();
+    let mut input = BufReader::new(stdin.lock());
+    serve(&mut input, &mut out)
+}
+
+/// Duplicates fd 1 for the frames and points fd 1 at stderr, so stray
+/// prints from any library cannot corrupt the protocol.
+fn private_stdout() -> anyhow::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    io::stdout().flush()?;
+    // SAFETY: plain fd syscalls; the duplicate is owned by the File below.
+    unsafe {
+        let fd = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        if fd < 0 {
+            return Err(io::Error::last_os_error().into());
+        }
+        if libc::dup2(2, 1) < 0 {
+            return Err(io::Error::last_os_error().into());
+        }
+        Ok(std::fs::File::from_raw_fd(fd))
+    }
+}
+
+/// The request loop, over any pipes (unit-testable in-process).
+pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()> {
+    let mut doc: Option<Document> = None;
+    while let Some(req) = read_frame::<_, Request>(input)? {
+        if matches!(req, Request::Close) {
+            doc = None;
+            continue;
+        }
+        let answer =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&mut doc, req)));
+        match answer {
+            Ok(resp) => write_frame(out, &resp)?,
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                write_frame(
+                    out,
+                    &Response::Fatal(PdfError::Pdfium(format!("internal error: {msg}"))),
+                )?;
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn handle(doc: &mut Option<Document>, req: Request) -> Response {
+    match req {
+        Request::Open { path } => {
+            *doc = None;
+            let path = path_from_bytes(path);
+            match Document::open(&path) {
+                Ok(d) => {
+                    let info = d.info();
+                    *doc = Some(d);
+                    Response::Opened(info)
+                }
+                Err(e) => Response::Failed(e),
+            }
+        }
+        Request::ReadPage { index } => match doc {
+            Some(d) => d
+                .read_page(index)
+                .map_or_else(Response::Failed, Response::Page),
+            None => Response::Failed(PdfError::NotOpen),
+        },
+        Request::Render {
+            index,
+            dpi,
+            max_pixels,
+        } => match doc {
+            Some(d) => match d.render_page(index, dpi, max_pixels) {
+                Ok(img) => Response::Rendered {
+                    width: img.width(),
+                    height: img.height(),
+                    pixels: img.into_raw(),
+                },
+                Err(e) => Response::Failed(e),
+            },
+            None => Response::Failed(PdfError::NotOpen),
+        },
+        Request::Close => {
+            *doc = None;
+            Response::Slept
+        }
+        Request::DebugAbort => std::process::abort(),
+        Request::DebugSleep { millis } => {
+            std::thread::sleep(std::time::Duration::from_millis(millis));
+            Response::Slept
+        }
+    }
+}
+
+/// Raw path bytes, as [`Request::Open`] carries them.
+pub fn path_to_bytes(path: &std::path::Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes().to_vec()
+}
+
+fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_eof_is_clean() {
+        let mut buf = Vec::new();
+        let reqs = [
+            Request::Open {
+                path: b"/tmp/\xffodd name.pdf".to_vec(),
+            },
+            Request::ReadPage { index: 7 },
+            Request::Close,
+        ];
+        for r in &reqs {
+            write_frame(&mut buf, r).unwrap();
+        }
+        let mut rd = &buf[..];
+        for r in &reqs {
+            assert_eq!(read_frame::<_, Request>(&mut rd).unwrap().as_ref(), Some(r));
+        }
+        assert_eq!(read_frame::<_, Request>(&mut rd).unwrap(), None);
+    }
+
+    #[test]
+    fn truncated_and_oversized_frames_are_errors() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &Request::ReadPage { index: 1 }).unwrap();
+        buf.pop();
+        assert!(read_frame::<_, Request>(&mut &buf[..]).is_err());
+        let huge = (MAX_FRAME + 1).to_le_bytes();
+        let err = read_frame::<_, Request>(&mut &huge[..]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn serve_answers_each_request_and_close_silently() {
+        let mut input = Vec::new();
+        write_frame(&mut input, &Request::ReadPage { index: 0 }).unwrap();
+        write_frame(&mut input, &Request::Close).unwrap();
+        write_frame(&mut input, &Request::DebugSleep { millis: 1 }).unwrap();
+        let mut out = Vec::new();
+        serve(&mut &input[..], &mut out).unwrap();
+        let mut rd = &out[..];
+        assert_eq!(
+            read_frame::<_, Response>(&mut rd).unwrap(),
+            Some(Response::Failed(PdfError::NotOpen))
+        );
+        assert_eq!(
+            read_frame::<_, Response>(&mut rd).unwrap(),
+            Some(Response::Slept)
+        );
+        assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
+    }
+
+    /// Not a test: the body of the worker processes that the pool tests
+    /// spawn from this test binary (`--ignored --exact` with
+    /// `COLOPHON_TEST_WORKER=1`), since the real `colophon worker`
+    /// subcommand lives in the binary.
+    #[test]
+    #[ignore = "worker process entry for the pool tests"]
+    fn worker_process_entry() {
+        if std::env::var_os("COLOPHON_TEST_WORKER").is_some() {
+            serve_stdio().unwrap();
+        }
+    }
+}
