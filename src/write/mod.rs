@@ -328,7 +328,8 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
 /// The first name `stem.pdf`, `stem (2).pdf`, … (from `*n` on) that is free
 /// in `dir` or is `current` itself. A candidate that is the same file as
 /// `current` under another spelling (case-insensitive file systems) keeps
-/// the current name.
+/// the current name, and so does a template that yields no usable name
+/// (everything in it sanitised away).
 fn free_name(
     dir: &Path,
     current: &Path,
@@ -338,8 +339,9 @@ fn free_name(
 ) -> Result<PathBuf> {
     const MAX_TRIES: u32 = 10_000;
     while *n < MAX_TRIES {
-        let name = name::numbered_filename(meta, settings, *n)
-            .context("no file name without title and author")?;
+        let Some(name) = name::numbered_filename(meta, settings, *n) else {
+            return Ok(current.to_path_buf());
+        };
         let candidate = dir.join(&name);
         if candidate == current {
             return Ok(candidate);

@@ -167,11 +167,13 @@ pub fn plan(bytes: &[u8], meta: &Metadata) -> Result<Update, Refusal> {
 
     // Info dictionary.
     let info = info_entries(meta);
+    // An /Info reference that does not lead to a dictionary is not reused:
+    // its object number may belong to something else in a sloppy file.
     let (info_id, old_info) = match doc.trailer.get(b"Info") {
-        Ok(Object::Reference(id)) => (
-            Some(*id),
-            doc.get_dictionary(*id).cloned().unwrap_or_default(),
-        ),
+        Ok(Object::Reference(id)) => match doc.get_dictionary(*id) {
+            Ok(d) => (Some(*id), d.clone()),
+            Err(_) => (None, Dictionary::new()),
+        },
         Ok(Object::Dictionary(d)) => (None, d.clone()),
         _ => (None, Dictionary::new()),
     };

@@ -513,34 +513,38 @@ fn collision_gets_a_number_and_nothing_is_overwritten() {
 
 #[test]
 fn encrypted_pdf_is_untouched() {
-    let lib = Lib::new();
-    let src = fixture(CLASSIC);
-    let enc = lib.data.join("locked.pdf");
-    let st = Command::new("qpdf")
-        .args(["--encrypt", "u", "o", "256", "--"])
-        .arg(&src)
-        .arg(&enc)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let f = PdfFile {
-        path: enc.clone(),
-        rel: PathBuf::from("locked.pdf"),
-        ignored: false,
-        has_pdf_header: true,
-    };
-    let before = lib.snapshot();
-    let out = run(&lib, &f, meta("T", &["A B"]), &settings(), "r");
-    assert_eq!(
-        out,
-        WriteOutcome::Skipped(SkipReason::Refused(Refusal::Encrypted))
-    );
+    // With a user password, and with an empty one (readable without a
+    // password, still encrypted).
+    for (user, src) in [("u", CLASSIC), ("", XREF_STREAM)] {
+        let lib = Lib::new();
+        let enc = lib.data.join("locked.pdf");
+        let st = Command::new("qpdf")
+            .args(["--encrypt", user, "o", "256", "--"])
+            .arg(fixture(src))
+            .arg(&enc)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let f = PdfFile {
+            path: enc.clone(),
+            rel: PathBuf::from("locked.pdf"),
+            ignored: false,
+            has_pdf_header: true,
+        };
+        let before = lib.snapshot();
+        let out = run(&lib, &f, meta("T", &["A B"]), &settings(), "r");
+        assert_eq!(
+            out,
+            WriteOutcome::Skipped(SkipReason::Refused(Refusal::Encrypted)),
+            "user password {user:?}"
+        );
+        assert_eq!(lib.snapshot(), before);
+    }
     assert!(
         SkipReason::Refused(Refusal::Encrypted)
             .to_string()
             .contains("encrypted")
     );
-    assert_eq!(lib.snapshot(), before);
 }
 
 #[test]
@@ -909,4 +913,28 @@ fn listing(dir: &Path) -> BTreeSet<String> {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect()
+}
+
+#[test]
+fn file_without_final_newline_and_unusable_name() {
+    let lib = Lib::new();
+    let f = lib.add(CLASSIC, "keep-me.pdf");
+    let mut bytes = fs::read(&f.path).unwrap();
+    while bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    fs::write(&f.path, &bytes).unwrap();
+    // A template whose result is sanitised away: the metadata is still
+    // written, the name stays.
+    let s = Settings {
+        filename_template: "{title}".into(),
+        ..settings()
+    };
+    let w = written(run(&lib, &f, meta("???", &["A B"]), &s, "r"));
+    assert!(!w.renamed && w.metadata_updated);
+    assert_eq!(w.new_path, f.path);
+    let new = fs::read(&f.path).unwrap();
+    assert!(new.starts_with(&bytes));
+    qpdf_check(&f.path);
+    assert_eq!(pdfinfo(&f.path)["Title"], "???");
 }
