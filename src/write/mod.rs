@@ -9,7 +9,7 @@
 //!   symlinks and files whose cross-reference data is damaged are left
 //!   alone ([`SkipReason`] says why).
 //! - **Append only**: metadata goes in as an incremental update
-//!   ([`pdf`]); the original bytes are an exact prefix of the new file.
+//!   (`pdf.rs`); the original bytes are an exact prefix of the new file.
 //! - **Atomic**: the new content is written to a temporary file in the same
 //!   folder (`.colophon-tmp-…`, never `*.pdf`), fsynced, read back and
 //!   checked (lopdf parses it without repair, same page count, the Info
@@ -19,7 +19,7 @@
 //!   kill leaves the original or the new file; in the one window where both
 //!   names exist, the journal tells the next run ([`cleanup_leftovers`])
 //!   which one to keep, by hash.
-//! - **Reversible**: every change is journaled ([`journal`]) before it
+//! - **Reversible**: every change is journaled (`journal.rs`) before it
 //!   happens; [`undo`] truncates to the original length, restores the old
 //!   name and removes the annotation exports the run created.
 //! - **Idempotent**: when the Info dictionary and XMP already hold these
@@ -27,21 +27,36 @@
 //! - **Names** come from [`crate::name`]; a name taken by another file gets
 //!   ` (2)`, ` (3)` …; a file never leaves its folder.
 //!
-//! The integrator calls [`cleanup_leftovers`] at the start of every run
-//! (before `discover`, which would otherwise see temporary files with a
-//! `%PDF-` header), [`apply`] per PDF in write mode, [`write_annotations`]
-//! for the exports under `cache/runs/<run-id>/ann/`, and [`undo`] for
-//! `colophon undo`.
+//! How the application uses it:
+//!
+//! 1. At the start of every run, dry or not, before `discover` (which
+//!    would otherwise see temporary files with a `%PDF-` header):
+//!    [`cleanup_leftovers`]`(data_dir, cache_dir, settings)`.
+//! 2. Per PDF with a record, in write mode: [`apply`]`(&WriteJob { .. })`.
+//!    It does all the policy checks itself, so it can be called for every
+//!    record; [`WriteOutcome::Skipped`] carries the reason for the record's
+//!    warnings, [`Written::new_path`] / [`Written::new_hash`] the file's new
+//!    identity. Calls may run in parallel.
+//! 3. For every run's exports under `cache/runs/<run-id>/ann/`:
+//!    [`write_annotations`]`(dir, stem, &record)` (apply writes the ones
+//!    beside the PDF itself).
+//! 4. `colophon undo [RUN-ID]`: [`undo`]`(cache_dir, run_id)`.
+//!
+//! The journal lives in [`journal_dir`]`(cache_dir)`; `cache clear` should
+//! keep it, or undo loses what it needs. Only one colophon process may
+//! write a library at a time (the cleanup deletes temporary files it
+//! finds).
 
 mod annotations;
 mod fsutil;
-pub mod journal;
-pub mod pdf;
+mod journal;
+mod pdf;
 mod undo;
 mod xmp;
 
 pub use annotations::{annotation_paths, render_json, render_markdown, write_annotations};
 pub use fsutil::{TEMP_PREFIX, is_temp_file};
+pub use journal::journal_dir;
 pub use pdf::Refusal;
 pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, undo};
 
