@@ -938,3 +938,37 @@ fn file_without_final_newline_and_unusable_name() {
     qpdf_check(&f.path);
     assert_eq!(pdfinfo(&f.path)["Title"], "???");
 }
+
+#[test]
+fn template_change_renames_without_touching_content() {
+    let lib = Lib::new();
+    let f = lib.add(XREF_STREAM, "x.pdf");
+    let w1 = written(run(
+        &lib,
+        &f,
+        meta("Tome", &["Ada Lovelace"]),
+        &settings(),
+        "r1",
+    ));
+    let content = fs::read(&w1.new_path).unwrap();
+    let after1 = lib.snapshot();
+    let s2 = Settings {
+        filename_template: "{title} [{authors}]".into(),
+        ..settings()
+    };
+    let f2 = PdfFile {
+        path: w1.new_path.clone(),
+        rel: PathBuf::from(w1.new_path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let w2 = written(run(&lib, &f2, meta("Tome", &["Ada Lovelace"]), &s2, "r2"));
+    assert!(w2.renamed && !w2.metadata_updated);
+    assert_eq!(w2.new_path, lib.data.join("Tome [Lovelace].pdf"));
+    assert_eq!(w2.old_hash, w2.new_hash);
+    assert_eq!(fs::read(&w2.new_path).unwrap(), content);
+    assert!(!w1.new_path.exists());
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.run_id.as_deref(), Some("r2"));
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(lib.snapshot(), after1);
+}
