@@ -21,3 +21,4 @@ pub mod project;
 pub mod report;
 pub mod select;
 pub mod settings;
+pub mod write;

@@ -6,8 +6,8 @@ mod util;
 
 use util::{TestProject, record_for};
 
-const PAPER: &str = "paper_jss_two_authors.pdf";
-const BOOK: &str = "book_two_authors_lccn_old.pdf";
+const PAPER: &str = "paper_jss_stripped.pdf";
+const BOOK: &str = "book-p03-asis.pdf";
 
 #[test]
 fn every_pdf_gets_a_record_and_broken_ones_fail_alone() {

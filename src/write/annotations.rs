@@ -1,0 +1,221 @@
+//! Annotation exports (SPEC 7): `<stem>--ann.md`, a page a person can read,
+//! and `<stem>--ann.json`, the record itself. Written beside a PDF in write
+//! mode and under `cache/runs/<run-id>/ann/` in every run, each file by a
+//! synced temporary file and one rename.
+
+use super::fsutil;
+use crate::model::{Record, Status};
+use crate::name::{ANN_JSON_SUFFIX, ANN_MD_SUFFIX, MAX_NAME_BYTES};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Paths of the two exports of `stem` in `dir`. A stem too long for the
+/// 255-byte name limit (possible for the cache mirror of an existing long
+/// file name) is cut at a character boundary.
+pub fn annotation_paths(dir: &Path, stem: &str) -> (PathBuf, PathBuf) {
+    let budget = MAX_NAME_BYTES - ANN_JSON_SUFFIX.len().max(ANN_MD_SUFFIX.len());
+    let mut cut = stem.len().min(budget);
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let stem = &stem[..cut];
+    (
+        dir.join(format!("{stem}{ANN_MD_SUFFIX}")),
+        dir.join(format!("{stem}{ANN_JSON_SUFFIX}")),
+    )
+}
+
+/// Writes `<stem>--ann.md` and `<stem>--ann.json` for `record` into `dir`
+/// (created if missing), replacing existing ones atomically. Returns the
+/// paths (md, json).
+pub fn write_annotations(dir: &Path, stem: &str, record: &Record) -> Result<(PathBuf, PathBuf)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let (md, json) = annotation_paths(dir, stem);
+    fsutil::write_atomic(&md, render_markdown(record).as_bytes())
+        .with_context(|| format!("writing {}", md.display()))?;
+    fsutil::write_atomic(&json, render_json(record).as_bytes())
+        .with_context(|| format!("writing {}", json.display()))?;
+    Ok((md, json))
+}
+
+/// The `--ann.json` content: the record, pretty-printed, newline-terminated.
+pub fn render_json(record: &Record) -> String {
+    let mut s = serde_json::to_string_pretty(record).expect("records serialise");
+    s.push('\n');
+    s
+}
+
+/// The `--ann.md` content.
+pub fn render_markdown(r: &Record) -> String {
+    let m = &r.metadata;
+    let mut s = String::new();
+    let title = m.title.as_deref().unwrap_or("(no title found)");
+    let _ = writeln!(s, "# {}", md_inline(title));
+    if let Some(sub) = &m.subtitle {
+        let _ = writeln!(s, "\n*{}*", md_inline(sub));
+    }
+    let _ = writeln!(s, "\n| Field | Value | Found on |\n|---|---|---|");
+    let source = |field: &str| -> String {
+        r.sources
+            .get(field)
+            .map(|src| match src.page {
+                Some(p) => format!("page {p} ({})", src.via.as_str()),
+                None => src.via.as_str().to_string(),
+            })
+            .unwrap_or_default()
+    };
+    let mut row = |name: &str, key: &str, value: Option<String>| {
+        if let Some(v) = value {
+            let _ = writeln!(s, "| {name} | {} | {} |", md_cell(&v), source(key));
+        }
+    };
+    row("Title", "title", m.title.clone());
+    row("Subtitle", "subtitle", m.subtitle.clone());
+    row(
+        "Authors",
+        "authors",
+        (!m.authors.is_empty()).then(|| m.authors.join("; ")),
+    );
+    row("Publisher", "publisher", m.publisher.clone());
+    row("Year", "year", m.year.map(|y| y.to_string()));
+    row("Edition", "edition", m.edition.clone());
+    row("ISBN", "isbn", m.isbn.clone());
+    row("DOI", "doi", m.doi.clone());
+    row("LCCN", "loc", m.loc.clone());
+
+    let status = match r.status {
+        Status::Complete => "complete",
+        Status::Incomplete => "incomplete (title or author missing)",
+        Status::Error => "error",
+    };
+    let _ = writeln!(s, "\n- File: `{}`", r.path);
+    if let Some(h) = &r.blake3 {
+        let _ = writeln!(s, "- BLAKE3: `{h}`");
+    }
+    if let Some(p) = r.pages {
+        let _ = writeln!(s, "- Pages: {p}");
+    }
+    let _ = writeln!(s, "- Status: {status}");
+    if let Some(e) = &r.error {
+        let _ = writeln!(s, "- Error: {}", md_inline(e));
+    }
+    let list = |v: &[u32]| -> String {
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let _ = writeln!(
+        s,
+        "- Pages read: front {}; back {}",
+        list(&r.pages_read.front),
+        list(&r.pages_read.back)
+    );
+    if !r.vision.pages.is_empty() || !r.vision.failed.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Vision: pages {}; failed {}",
+            list(&r.vision.pages),
+            list(&r.vision.failed)
+        );
+    }
+    if let Some(name) = &r.proposed_filename {
+        let _ = writeln!(s, "- Proposed file name: `{name}`");
+    }
+    let _ = writeln!(s, "- Written: {}", if r.written { "yes" } else { "no" });
+    if !r.warnings.is_empty() {
+        let _ = writeln!(s, "\n## Warnings\n");
+        for w in &r.warnings {
+            let _ = writeln!(s, "- {}", md_inline(w));
+        }
+    }
+    s
+}
+
+/// Text on one line, with Markdown's active characters escaped.
+fn md_inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    md_inline(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Metadata, PagesRead, Source, Via, VisionPages};
+    use std::collections::BTreeMap;
+
+    pub(crate) fn sample_record() -> Record {
+        let mut sources = BTreeMap::new();
+        sources.insert(
+            "title".to_string(),
+            Source {
+                page: Some(3),
+                via: Via::Text,
+            },
+        );
+        Record {
+            path: "books/x.pdf".into(),
+            blake3: Some("ab".repeat(32)),
+            pages: Some(12),
+            status: Status::Complete,
+            error: None,
+            metadata: Metadata {
+                title: Some("Gödel, Escher | Bach".into()),
+                authors: vec!["Douglas Hofstadter".into()],
+                year: Some(1979),
+                ..Metadata::default()
+            },
+            sources,
+            pages_read: PagesRead {
+                front: vec![1, 2, 3],
+                back: vec![],
+            },
+            vision: VisionPages::default(),
+            proposed_filename: Some("Hofstadter - Gödel, Escher - Bach (1979).pdf".into()),
+            written: false,
+            warnings: vec!["something *odd*".into()],
+        }
+    }
+
+    #[test]
+    fn writes_both_files_and_json_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = sample_record();
+        let (md, json) = write_annotations(&dir.path().join("sub"), "Stem", &r).unwrap();
+        assert!(md.ends_with("Stem--ann.md") && json.ends_with("Stem--ann.json"));
+        let back: Record = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(back, r);
+        let text = std::fs::read_to_string(&md).unwrap();
+        assert!(text.starts_with("# Gödel, Escher \\| Bach\n"));
+        assert!(text.contains("| Title | Gödel, Escher \\| Bach | page 3 (text) |"));
+        assert!(text.contains("| Year | 1979 |"));
+        assert!(text.contains("- Pages read: front 1, 2, 3; back none"));
+        assert!(text.contains("- something \\*odd\\*"));
+    }
+
+    #[test]
+    fn overlong_stem_is_cut_to_the_byte_limit() {
+        let stem = "é".repeat(200); // 400 bytes
+        let (md, json) = annotation_paths(Path::new("/d"), &stem);
+        for p in [md, json] {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            assert!(name.len() <= 255, "{}", name.len());
+        }
+    }
+}

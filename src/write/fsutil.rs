@@ -1,0 +1,201 @@
+//! Small file-system primitives the write stage builds its crash safety on:
+//! temporary files that never look like PDFs, fsync of directories (a
+//! rename is only durable once its directory is synced), a rename that
+//! refuses to overwrite, and hashing.
+
+use crate::model::DocHash;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Prefix of every temporary file colophon creates beside a PDF. It starts
+/// with a dot (hidden) and the name never ends in `.pdf`, so nothing else
+/// takes it for a document; the next run deletes leftovers.
+pub const TEMP_PREFIX: &str = ".colophon-tmp-";
+
+/// Whether `path` is one of colophon's temporary files (a leftover when no
+/// write is running). `discover` should skip these.
+pub fn is_temp_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(TEMP_PREFIX))
+}
+
+/// A new temporary file in `dir` (same file system as its destination, so
+/// the final rename is atomic). Deleted on drop unless persisted.
+pub(crate) fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .rand_bytes(12)
+        .tempfile_in(dir)
+}
+
+/// Makes the entries of `dir` (creations, renames, unlinks) durable.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// The directory holding `path` ("." for a bare name).
+pub(crate) fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Renames `from` to `to` unless `to` exists (then `AlreadyExists`). On
+/// Linux this is one atomic `renameat2(RENAME_NOREPLACE)`; where that is
+/// unsupported, a hard link plus unlink (both names exist for a moment,
+/// which the journal resolves).
+pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let cfrom = CString::new(from.as_os_str().as_bytes())?;
+        let cto = CString::new(to.as_os_str().as_bytes())?;
+        // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves
+        // relative paths as std does.
+        let rc = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                cfrom.as_ptr(),
+                libc::AT_FDCWD,
+                cto.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {}
+            _ => return Err(err),
+        }
+    }
+    fs::hard_link(from, to)?;
+    fs::remove_file(from)
+}
+
+/// blake3 of a whole file and its length.
+pub(crate) fn hash_file(path: &Path) -> io::Result<(DocHash, u64)> {
+    let mut f = File::open(path)?;
+    let mut h = blake3::Hasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok((DocHash(*h.finalize().as_bytes()), len))
+}
+
+pub(crate) fn hash_bytes(bytes: &[u8]) -> DocHash {
+    DocHash(*blake3::hash(bytes).as_bytes())
+}
+
+/// The hash of `path`, or `None` when it does not exist.
+pub(crate) fn hash_if_exists(path: &Path) -> io::Result<Option<DocHash>> {
+    match hash_file(path) {
+        Ok((h, _)) => Ok(Some(h)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Replaces (or creates) `path` with `bytes` through a synced temporary
+/// file and one rename, so a reader sees the old or the new content only.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    let mut tmp = temp_in(&dir)?;
+    tmp.write_all(bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // tempfile creates 0600; exports are ordinary files.
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(&dir)
+}
+
+/// Removes `path`; a missing file is fine.
+pub(crate) fn remove_if_exists(path: &Path) -> io::Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Same file (device and inode) — a case-only difference on a
+/// case-insensitive file system, or a hard link.
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(a), fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        a == b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rename_noreplace_refuses_existing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        fs::write(&a, "A").unwrap();
+        fs::write(&b, "B").unwrap();
+        let err = rename_noreplace(&a, &b).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read_to_string(&b).unwrap(), "B");
+        let c = dir.path().join("c");
+        rename_noreplace(&a, &c).unwrap();
+        assert!(!a.exists());
+        assert_eq!(fs::read_to_string(&c).unwrap(), "A");
+    }
+
+    #[test]
+    fn temp_names_are_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = temp_in(dir.path()).unwrap();
+        assert!(is_temp_file(t.path()));
+        assert!(!t.path().to_string_lossy().ends_with(".pdf"));
+        assert!(!is_temp_file(Path::new("/x/book.pdf")));
+    }
+
+    #[test]
+    fn atomic_write_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.md");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

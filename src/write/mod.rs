@@ -1,0 +1,459 @@
+//! The write stage (SPEC 9): puts decided metadata into a PDF and gives it
+//! its proposed name, without ever risking the user's only copy.
+//!
+//! Guarantees, and how they are kept:
+//!
+//! - **Only when allowed**: `WRITE_PDF_CHANGES`, not under a
+//!   `RUNTIME_IGNORE_DIR_NAME` directory, a `complete` record, and the file
+//!   still has the blake3 hash that was analysed. Encrypted and signed PDFs,
+//!   symlinks and files whose cross-reference data is damaged are left
+//!   alone ([`SkipReason`] says why).
+//! - **Append only**: metadata goes in as an incremental update
+//!   (`pdf.rs`); the original bytes are an exact prefix of the new file.
+//! - **Atomic**: the new content is written to a temporary file in the same
+//!   folder (`.colophon-tmp-…`, never `*.pdf`), fsynced, read back and
+//!   checked (lopdf parses it without repair, same page count, the Info
+//!   entries read back, the XMP parses), journaled, and only then renamed
+//!   into place: over the original when the name stays, else onto the new
+//!   name without overwriting anything, then the old name is removed. A
+//!   kill leaves the original or the new file; in the one window where both
+//!   names exist, the journal tells the next run ([`cleanup_leftovers`])
+//!   which one to keep, by hash.
+//! - **Reversible**: every change is journaled (`journal.rs`) before it
+//!   happens; [`undo`] truncates to the original length, restores the old
+//!   name and removes the annotation exports the run created.
+//! - **Idempotent**: when the Info dictionary and XMP already hold these
+//!   values and the name is already right, nothing is touched.
+//! - **Names** come from [`crate::name`]; a name taken by another file gets
+//!   ` (2)`, ` (3)` …; a file never leaves its folder.
+//!
+//! How the application uses it:
+//!
+//! 1. At the start of every run, dry or not, before `discover` (which
+//!    would otherwise see temporary files with a `%PDF-` header):
+//!    [`cleanup_leftovers`]`(data_dir, cache_dir, settings)`.
+//! 2. Per PDF with a record, in write mode: [`apply`]`(&WriteJob { .. })`.
+//!    It does all the policy checks itself, so it can be called for every
+//!    record; [`WriteOutcome::Skipped`] carries the reason for the record's
+//!    warnings, [`Written::new_path`] / [`Written::new_hash`] the file's new
+//!    identity. Calls may run in parallel.
+//! 3. For every run's exports under `cache/runs/<run-id>/ann/`:
+//!    [`write_annotations`]`(dir, stem, &record)` (apply writes the ones
+//!    beside the PDF itself).
+//! 4. `colophon undo [RUN-ID]`: [`undo`]`(cache_dir, run_id)`.
+//!
+//! The journal lives in [`journal_dir`]`(cache_dir)`; `cache clear` should
+//! keep it, or undo loses what it needs. Only one colophon process may
+//! write a library at a time (the cleanup deletes temporary files it
+//! finds).
+
+mod annotations;
+mod fsutil;
+mod journal;
+mod pdf;
+mod undo;
+mod xmp;
+
+pub use annotations::{annotation_paths, render_json, render_markdown, write_annotations};
+pub use fsutil::{TEMP_PREFIX, is_temp_file};
+pub use journal::journal_dir;
+pub use pdf::Refusal;
+pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, undo};
+
+use crate::model::{DocHash, PdfFile, Record, Status};
+use crate::name;
+use crate::settings::Settings;
+use anyhow::{Context, Result, bail};
+use base64::Engine as _;
+use journal::{AnnotationBackup, Journal, WriteEntry};
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// Everything [`apply`] needs for one PDF.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteJob<'a> {
+    /// The PDF as discovered (absolute path, path relative to `data/`,
+    /// whether it lies under an ignored directory).
+    pub file: &'a PdfFile,
+    /// The content hash the record was computed from.
+    pub expected_hash: DocHash,
+    /// The decided record; must be `complete`. Its metadata is written, and
+    /// it is exported (with `written: true`) as `<stem>--ann.json`.
+    pub record: &'a Record,
+    pub settings: &'a Settings,
+    /// `<root>/cache`: the journal lives in `cache/journal/<run_id>.jsonl`.
+    pub cache_dir: &'a Path,
+    pub run_id: &'a str,
+}
+
+/// What [`apply`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOutcome {
+    /// The metadata was updated and/or the file renamed.
+    Written(Written),
+    /// The file already holds these values under this name; its bytes and
+    /// name were not touched. Annotation exports that were missing beside
+    /// it were created (listed here).
+    Unchanged {
+        path: PathBuf,
+        annotations: Vec<PathBuf>,
+    },
+    /// Nothing was done, for this reason (put it in the record's warnings).
+    Skipped(SkipReason),
+}
+
+/// Details of a successful write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub old_path: PathBuf,
+    /// Where the PDF is now (equal to `old_path` when only the metadata changed).
+    pub new_path: PathBuf,
+    /// The Info dictionary / XMP packet were updated.
+    pub metadata_updated: bool,
+    pub renamed: bool,
+    pub old_hash: DocHash,
+    /// Hash of the file now at `new_path` (the record's new identity).
+    pub new_hash: DocHash,
+    /// The annotation exports written beside it (md, json).
+    pub annotations: Vec<PathBuf>,
+    /// E.g. an unreadable XMP packet that was replaced.
+    pub warnings: Vec<String>,
+}
+
+/// Why a PDF was not written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkipReason {
+    /// `WRITE_PDF_CHANGES` is false (dry run).
+    WriteDisabled,
+    /// Under a `RUNTIME_IGNORE_DIR_NAME` directory.
+    Ignored,
+    /// The record is not `complete` (no title or no author).
+    Incomplete,
+    /// The file changed since it was analysed.
+    HashChanged { expected: DocHash, found: DocHash },
+    /// The path is a symbolic link; replacing it would turn it into a file.
+    Symlink,
+    /// The path is not valid UTF-8 and cannot be journaled faithfully.
+    NonUtf8Path,
+    /// Encrypted, signed, damaged or unparsable PDF.
+    Refused(Refusal),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::WriteDisabled => {
+                write!(f, "dry run: set WRITE_PDF_CHANGES = true or pass --write")
+            }
+            SkipReason::Ignored => write!(f, "under an ignored directory: never written"),
+            SkipReason::Incomplete => write!(f, "no title or no author: not written"),
+            SkipReason::HashChanged { expected, found } => write!(
+                f,
+                "file changed since it was analysed (blake3 {} now {}): not written",
+                &expected.hex()[..12],
+                &found.hex()[..12]
+            ),
+            SkipReason::Symlink => write!(f, "symbolic link: not written"),
+            SkipReason::NonUtf8Path => write!(f, "path is not valid UTF-8: not written"),
+            SkipReason::Refused(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// Writes the metadata of `job.record` into `job.file` and gives it its
+/// proposed name, safely (see the module docs). Errors are I/O failures or
+/// a written file that failed its check (the original is then untouched);
+/// everything that is a policy decision is a [`WriteOutcome::Skipped`].
+pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
+    let settings = job.settings;
+    if !settings.write_pdf_changes {
+        return Ok(WriteOutcome::Skipped(SkipReason::WriteDisabled));
+    }
+    if job.file.ignored
+        || job
+            .file
+            .rel
+            .components()
+            .any(|c| c.as_os_str() == settings.runtime_ignore_dir_name.as_str())
+    {
+        return Ok(WriteOutcome::Skipped(SkipReason::Ignored));
+    }
+    let meta = &job.record.metadata;
+    if job.record.status != Status::Complete || !meta.is_complete() {
+        return Ok(WriteOutcome::Skipped(SkipReason::Incomplete));
+    }
+    let path = job.file.path.as_path();
+    let link = fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if link.file_type().is_symlink() {
+        return Ok(WriteOutcome::Skipped(SkipReason::Symlink));
+    }
+    if !link.is_file() {
+        bail!("{} is not a regular file", path.display());
+    }
+    if path.to_str().is_none() {
+        return Ok(WriteOutcome::Skipped(SkipReason::NonUtf8Path));
+    }
+    let dir = fsutil::parent_of(path);
+
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let old_hash = fsutil::hash_bytes(&bytes);
+    if old_hash != job.expected_hash {
+        return Ok(WriteOutcome::Skipped(SkipReason::HashChanged {
+            expected: job.expected_hash,
+            found: old_hash,
+        }));
+    }
+    let update = match pdf::plan(&bytes, meta) {
+        Ok(u) => u,
+        Err(refusal) => return Ok(WriteOutcome::Skipped(SkipReason::Refused(refusal))),
+    };
+    let journal = Journal::for_run(job.cache_dir, job.run_id);
+    let mut collision = 1;
+    let mut target = free_name(&dir, path, meta, settings, &mut collision)?;
+
+    if update.appended.is_empty() && target == path {
+        let created = create_missing_annotations(job, &journal, path, old_hash, bytes.len())?;
+        return Ok(WriteOutcome::Unchanged {
+            path: path.to_path_buf(),
+            annotations: created,
+        });
+    }
+
+    // The new content, on disk beside the original, checked from disk.
+    let mut temp = None;
+    let mut new_hash = old_hash;
+    let mut new_len = bytes.len() as u64;
+    if !update.appended.is_empty() {
+        let mut t = fsutil::temp_in(&dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        t.write_all(&bytes)?;
+        t.write_all(&update.appended)?;
+        t.as_file().set_permissions(link.permissions())?;
+        t.as_file()
+            .sync_all()
+            .with_context(|| format!("syncing {}", t.path().display()))?;
+        let written = fs::read(t.path())?;
+        if written.len() != bytes.len() + update.appended.len()
+            || written[..bytes.len()] != bytes[..]
+        {
+            bail!(
+                "{}: temporary copy does not start with the original bytes",
+                path.display()
+            );
+        }
+        pdf::verify(&written, &update).map_err(|why| {
+            anyhow::anyhow!("{}: written file failed its check: {why}", path.display())
+        })?;
+        new_hash = fsutil::hash_bytes(&written);
+        new_len = written.len() as u64;
+        temp = Some(t);
+    }
+
+    // Nothing may have changed the original while we worked.
+    let now = fs::symlink_metadata(path)?;
+    if now.len() != link.len() || now.modified().ok() != link.modified().ok() {
+        bail!(
+            "{} changed while it was being written; left as it is",
+            path.display()
+        );
+    }
+
+    let mut record = job.record.clone();
+    record.written = true;
+    loop {
+        let annotations = plan_annotations(&target)?;
+        let entry = WriteEntry {
+            id: journal::new_id(path),
+            run_id: job.run_id.to_string(),
+            ts_ms: journal::now_ms(),
+            old_path: path.to_path_buf(),
+            new_path: target.clone(),
+            temp_path: temp.as_ref().map(|t| t.path().to_path_buf()),
+            old_hash: old_hash.hex(),
+            new_hash: new_hash.hex(),
+            original_len: bytes.len() as u64,
+            new_len,
+            original_mtime: link
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| (d.as_secs(), d.subsec_nanos())),
+            annotations: annotations.clone(),
+        };
+        journal
+            .record_write(&entry)
+            .with_context(|| format!("writing the journal {}", journal.path().display()))?;
+
+        // The one step that changes what the library holds.
+        let committed: io::Result<()> = match temp.take() {
+            Some(t) if target == path => t.persist(path).map(drop).map_err(|e| e.error),
+            Some(t) => match t.persist_noclobber(&target) {
+                Ok(_) => Ok(()),
+                Err(e) => {
+                    temp = Some(e.file);
+                    Err(e.error)
+                }
+            },
+            None => fsutil::rename_noreplace(path, &target),
+        };
+        match committed {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // Another file took the name since we looked (a parallel
+                // write of a duplicate): try the next number.
+                journal.record_abandoned(&entry.id)?;
+                collision += 1;
+                target = free_name(&dir, path, meta, settings, &mut collision)?;
+                continue;
+            }
+            Err(e) => {
+                let _ = journal.record_abandoned(&entry.id);
+                return Err(e)
+                    .with_context(|| format!("moving the new {} into place", target.display()));
+            }
+        }
+        fsutil::sync_dir(&dir)?;
+        let renamed = target != path;
+        if renamed && entry.temp_path.is_some() {
+            // The new name exists and is durable; only now drop the old one.
+            fs::remove_file(path)
+                .with_context(|| format!("removing the old name {}", path.display()))?;
+            fsutil::sync_dir(&dir)?;
+        }
+
+        let stem = stem_of(&target);
+        let (md, json) = write_annotations(&dir, &stem, &record)?;
+        journal.record_done(&entry.id)?;
+        return Ok(WriteOutcome::Written(Written {
+            old_path: path.to_path_buf(),
+            new_path: target,
+            metadata_updated: !update.appended.is_empty(),
+            renamed,
+            old_hash,
+            new_hash,
+            annotations: vec![md, json],
+            warnings: update.warnings,
+        }));
+    }
+}
+
+/// The first name `stem.pdf`, `stem (2).pdf`, … (from `*n` on) that is free
+/// in `dir` or is `current` itself. A candidate that is the same file as
+/// `current` under another spelling (case-insensitive file systems) keeps
+/// the current name, and so does a template that yields no usable name
+/// (everything in it sanitised away).
+fn free_name(
+    dir: &Path,
+    current: &Path,
+    meta: &crate::model::Metadata,
+    settings: &Settings,
+    n: &mut u32,
+) -> Result<PathBuf> {
+    const MAX_TRIES: u32 = 10_000;
+    while *n < MAX_TRIES {
+        let Some(name) = name::numbered_filename(meta, settings, *n) else {
+            return Ok(current.to_path_buf());
+        };
+        let candidate = dir.join(&name);
+        if candidate == current {
+            return Ok(candidate);
+        }
+        match fs::symlink_metadata(&candidate) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(candidate),
+            Err(e) => return Err(e).with_context(|| format!("checking {}", candidate.display())),
+            Ok(_) if fsutil::same_file(&candidate, current) => return Ok(current.to_path_buf()),
+            Ok(_) => *n += 1,
+        }
+    }
+    bail!(
+        "no free name for {} after {MAX_TRIES} tries",
+        current.display()
+    )
+}
+
+fn stem_of(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match name.strip_suffix(name::PDF_EXT) {
+        Some(stem) => stem.to_string(),
+        None => match name.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+            _ => name,
+        },
+    }
+}
+
+/// The exports of `pdf_path` and their current content (for undo).
+fn plan_annotations(pdf_path: &Path) -> Result<Vec<AnnotationBackup>> {
+    let (md, json) = annotation_paths(&fsutil::parent_of(pdf_path), &stem_of(pdf_path));
+    let mut out = Vec::new();
+    for p in [md, json] {
+        let previous = match fs::read(&p) {
+            Ok(b) => Some(base64::engine::general_purpose::STANDARD.encode(b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("reading {}", p.display())),
+        };
+        out.push(AnnotationBackup {
+            path: p,
+            previous_base64: previous,
+        });
+    }
+    Ok(out)
+}
+
+/// For an unchanged PDF: creates its annotation exports if they are
+/// missing (journaled, so undo removes them), never rewrites existing ones
+/// (a second run changes no byte).
+fn create_missing_annotations(
+    job: &WriteJob,
+    journal: &Journal,
+    path: &Path,
+    hash: DocHash,
+    len: usize,
+) -> Result<Vec<PathBuf>> {
+    let missing: Vec<AnnotationBackup> = plan_annotations(path)?
+        .into_iter()
+        .filter(|a| a.previous_base64.is_none())
+        .collect();
+    if missing.is_empty() {
+        return Ok(Vec::new());
+    }
+    let entry = WriteEntry {
+        id: journal::new_id(path),
+        run_id: job.run_id.to_string(),
+        ts_ms: journal::now_ms(),
+        old_path: path.to_path_buf(),
+        new_path: path.to_path_buf(),
+        temp_path: None,
+        old_hash: hash.hex(),
+        new_hash: hash.hex(),
+        original_len: len as u64,
+        new_len: len as u64,
+        original_mtime: None,
+        annotations: missing.clone(),
+    };
+    journal.record_write(&entry)?;
+    let mut record = job.record.clone();
+    record.written = false;
+    let mut created = Vec::new();
+    for a in &missing {
+        let content = if a.path.to_string_lossy().ends_with(name::ANN_MD_SUFFIX) {
+            render_markdown(&record)
+        } else {
+            render_json(&record)
+        };
+        fsutil::write_atomic(&a.path, content.as_bytes())
+            .with_context(|| format!("writing {}", a.path.display()))?;
+        created.push(a.path.clone());
+    }
+    journal.record_done(&entry.id)?;
+    Ok(created)
+}
+
+#[cfg(test)]
+mod tests;

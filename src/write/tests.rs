@@ -1,0 +1,974 @@
+//! End-to-end tests of the write stage on real PDFs (tests/fixtures, see
+//! tests/fixtures/SOURCES.md), checked with qpdf and pdfinfo.
+
+use super::journal::{Journal, State};
+use super::*;
+use crate::model::{Metadata, PagesRead, VisionPages};
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const CLASSIC: &str = "write_classic_xref.pdf";
+const CLASSIC_XMP: &str = "write_classic_xref_with_xmp.pdf";
+const XREF_STREAM: &str = "write_xref_stream_objstm.pdf";
+const XREF_STREAM_NO_INFO: &str = "write_xref_stream_no_info.pdf";
+const ALL: [&str; 4] = [CLASSIC, CLASSIC_XMP, XREF_STREAM, XREF_STREAM_NO_INFO];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A temporary project: `data/` and `cache/`.
+struct Lib {
+    _tmp: tempfile::TempDir,
+    data: PathBuf,
+    cache: PathBuf,
+}
+
+impl Lib {
+    fn new() -> Lib {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let cache = tmp.path().join("cache");
+        fs::create_dir_all(&data).unwrap();
+        fs::create_dir_all(&cache).unwrap();
+        Lib {
+            _tmp: tmp,
+            data,
+            cache,
+        }
+    }
+
+    /// Copies a fixture to `data/<rel>` and describes it as `discover` would.
+    fn add(&self, fixture_name: &str, rel: &str) -> PdfFile {
+        let path = self.data.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::copy(fixture(fixture_name), &path).unwrap();
+        PdfFile {
+            path,
+            rel: PathBuf::from(rel),
+            ignored: false,
+            has_pdf_header: true,
+        }
+    }
+
+    /// Every file under data/ with its blake3 (relative path → hex).
+    fn snapshot(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![self.data.clone()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    let rel = p
+                        .strip_prefix(&self.data)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned();
+                    out.insert(rel, fsutil::hash_file(&p).unwrap().0.hex());
+                }
+            }
+        }
+        out
+    }
+}
+
+fn settings() -> Settings {
+    Settings {
+        write_pdf_changes: true,
+        ..Settings::default()
+    }
+}
+
+fn meta(title: &str, authors: &[&str]) -> Metadata {
+    Metadata {
+        title: Some(title.into()),
+        subtitle: Some("An Eternal Golden Braid".into()),
+        authors: authors.iter().map(|s| s.to_string()).collect(),
+        publisher: Some("Basic Books".into()),
+        year: Some(1979),
+        edition: Some("20".into()),
+        isbn: Some("9780465026562".into()),
+        doi: Some("10.1000/xyz-123".into()),
+        loc: Some("79005008".into()),
+    }
+}
+
+fn record(file: &PdfFile, meta: Metadata) -> Record {
+    Record {
+        path: file.rel.to_string_lossy().into_owned(),
+        blake3: Some(fsutil::hash_file(&file.path).unwrap().0.hex()),
+        pages: Some(15),
+        status: Status::Complete,
+        error: None,
+        metadata: meta,
+        sources: BTreeMap::new(),
+        pages_read: PagesRead::default(),
+        vision: VisionPages::default(),
+        proposed_filename: None,
+        written: false,
+        warnings: Vec::new(),
+    }
+}
+
+fn run(lib: &Lib, file: &PdfFile, m: Metadata, s: &Settings, run_id: &str) -> WriteOutcome {
+    let rec = record(file, m);
+    let hash = fsutil::hash_file(&file.path).unwrap().0;
+    apply(&WriteJob {
+        file,
+        expected_hash: hash,
+        record: &rec,
+        settings: s,
+        cache_dir: &lib.cache,
+        run_id,
+    })
+    .unwrap()
+}
+
+fn written(o: WriteOutcome) -> Written {
+    match o {
+        WriteOutcome::Written(w) => w,
+        other => panic!("expected Written, got {other:?}"),
+    }
+}
+
+fn qpdf_check(path: &Path) {
+    let out = Command::new("qpdf")
+        .arg("--check")
+        .arg(path)
+        .output()
+        .expect("qpdf is installed");
+    assert!(
+        out.status.code() == Some(0),
+        "qpdf --check {} failed: {}{}",
+        path.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn pdfinfo(path: &Path) -> BTreeMap<String, String> {
+    let out = Command::new("pdfinfo")
+        .args(["-enc", "UTF-8"])
+        .arg(path)
+        .output()
+        .expect("pdfinfo is installed");
+    assert!(out.status.success(), "pdfinfo {}", path.display());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn writes_metadata_into_every_kind_of_pdf() {
+    for name in ALL {
+        let lib = Lib::new();
+        let file = lib.add(name, &format!("shelf/{name}"));
+        let original = fs::read(&file.path).unwrap();
+        let m = meta("Gödel, Escher", &["Douglas Hofstadter"]);
+        let w = written(run(&lib, &file, m, &settings(), "r1"));
+        assert!(w.metadata_updated && w.renamed, "{name}");
+        assert_eq!(
+            w.new_path,
+            lib.data.join("shelf/Hofstadter - Gödel, Escher (1979).pdf"),
+            "{name}: stays in its folder"
+        );
+        assert!(!file.path.exists(), "{name}: old name removed");
+        let new = fs::read(&w.new_path).unwrap();
+        assert!(new.starts_with(&original), "{name}: original is a prefix");
+        assert_eq!(fsutil::hash_bytes(&new), w.new_hash);
+        qpdf_check(&w.new_path);
+
+        let info = pdfinfo(&w.new_path);
+        assert_eq!(info["Title"], "Gödel, Escher", "{name}");
+        assert_eq!(info["Author"], "Douglas Hofstadter", "{name}");
+        assert_eq!(info["Subject"], "An Eternal Golden Braid", "{name}");
+        assert_eq!(info["Metadata Stream"], "yes", "{name}");
+        assert_eq!(info["Pages"], pdfinfo(&fixture(name))["Pages"], "{name}");
+
+        // The appended section uses the kind of cross-reference the file
+        // used, chained to the original startxref.
+        let tail = String::from_utf8_lossy(&new[original.len()..]).into_owned();
+        let prev = pdf_tail_startxref(&original);
+        assert!(tail.contains(&format!("/Prev {prev}")), "{name}: {tail}");
+        let uses_stream = String::from_utf8_lossy(&original).contains("/XRef");
+        assert_eq!(tail.contains("/XRef"), uses_stream, "{name}");
+        assert_eq!(tail.contains("\nxref\n"), !uses_stream, "{name}");
+
+        // Custom Info keys, read with lopdf.
+        let doc = lopdf::Document::load_mem(&new).unwrap();
+        let info_dict = match doc.trailer.get(b"Info").unwrap() {
+            lopdf::Object::Reference(id) => doc.get_dictionary(*id).unwrap().clone(),
+            o => o.as_dict().unwrap().clone(),
+        };
+        for (k, v) in [
+            ("ISBN", "9780465026562"),
+            ("DOI", "10.1000/xyz-123"),
+            ("LCCN", "79005008"),
+            ("Publisher", "Basic Books"),
+            ("Edition", "20"),
+            ("Year", "1979"),
+        ] {
+            let got = lopdf::decode_text_string(info_dict.get(k.as_bytes()).unwrap()).unwrap();
+            assert_eq!(got, v, "{name} /{k}");
+        }
+        // The XMP agrees.
+        let xmp = xmp_of(&doc);
+        assert!(
+            xmp.contains("<rdf:li xml:lang=\"x-default\">Gödel, Escher</rdf:li>"),
+            "{name}"
+        );
+        assert!(xmp.contains("<rdf:Seq><rdf:li>Douglas Hofstadter</rdf:li></rdf:Seq>"));
+        assert!(xmp.contains("<prism:doi>10.1000/xyz-123</prism:doi>"));
+        assert!(xmp.contains("<prism:isbn>9780465026562</prism:isbn>"));
+        assert!(xmp.contains("<dc:date><rdf:Seq><rdf:li>1979</rdf:li>"));
+        if name == CLASSIC_XMP {
+            // Foreign properties of the Ghostscript packet are kept.
+            assert!(xmp.contains("pdf:Producer=\"GPL Ghostscript 10.00.0\""));
+            assert!(xmp.contains("<xmp:CreatorTool>groff version 1.22.4</xmp:CreatorTool>"));
+            assert!(xmp.contains("xapMM:DocumentID="));
+            assert_eq!(xmp.matches("<dc:title>").count(), 1);
+        }
+        // Annotation exports beside it, the JSON being the record.
+        let [md, json] = [&w.annotations[0], &w.annotations[1]];
+        assert_eq!(
+            md,
+            &lib.data
+                .join("shelf/Hofstadter - Gödel, Escher (1979)--ann.md")
+        );
+        let rec: Record = serde_json::from_str(&fs::read_to_string(json).unwrap()).unwrap();
+        assert!(rec.written);
+        assert_eq!(rec.metadata.title.as_deref(), Some("Gödel, Escher"));
+    }
+}
+
+fn pdf_tail_startxref(bytes: &[u8]) -> usize {
+    let s = String::from_utf8_lossy(&bytes[bytes.len() - 64..]).into_owned();
+    let after = &s[s.rfind("startxref").unwrap() + 9..];
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+fn xmp_of(doc: &lopdf::Document) -> String {
+    let id = doc
+        .catalog()
+        .unwrap()
+        .get(b"Metadata")
+        .unwrap()
+        .as_reference()
+        .unwrap();
+    let s = doc.get_object(id).unwrap().as_stream().unwrap();
+    String::from_utf8(s.get_plain_content().unwrap()).unwrap()
+}
+
+#[test]
+fn cjk_metadata_reads_back() {
+    let lib = Lib::new();
+    let file = lib.add(XREF_STREAM, "a.pdf");
+    let m = Metadata {
+        title: Some("数学分析教程".into()),
+        authors: vec!["张三".into(), "李四".into()],
+        year: Some(2021),
+        ..Metadata::default()
+    };
+    let w = written(run(&lib, &file, m, &settings(), "r1"));
+    assert_eq!(
+        w.new_path,
+        lib.data.join("张三, 李四 - 数学分析教程 (2021).pdf")
+    );
+    qpdf_check(&w.new_path);
+    let info = pdfinfo(&w.new_path);
+    assert_eq!(info["Title"], "数学分析教程");
+    assert_eq!(info["Author"], "张三; 李四");
+}
+
+#[test]
+fn second_write_changes_nothing() {
+    let lib = Lib::new();
+    let s = settings();
+    let files: Vec<PdfFile> = [CLASSIC, CLASSIC_XMP, XREF_STREAM]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| lib.add(n, &format!("f{i}.pdf")))
+        .collect();
+    let mut moved = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let w = written(run(
+            &lib,
+            f,
+            meta(&format!("Book {i}"), &["Ada Lovelace"]),
+            &s,
+            "first",
+        ));
+        moved.push(w.new_path);
+    }
+    let before = lib.snapshot();
+    let journal_before = fs::read(Journal::for_run(&lib.cache, "first").path()).unwrap();
+    for (i, p) in moved.iter().enumerate() {
+        let f = PdfFile {
+            path: p.clone(),
+            rel: p.strip_prefix(&lib.data).unwrap().to_path_buf(),
+            ignored: false,
+            has_pdf_header: true,
+        };
+        let out = run(
+            &lib,
+            &f,
+            meta(&format!("Book {i}"), &["Ada Lovelace"]),
+            &s,
+            "second",
+        );
+        assert_eq!(
+            out,
+            WriteOutcome::Unchanged {
+                path: p.clone(),
+                annotations: vec![]
+            }
+        );
+    }
+    assert_eq!(lib.snapshot(), before, "no byte and no name changed");
+    assert!(!Journal::for_run(&lib.cache, "second").path().exists());
+    assert_eq!(
+        fs::read(Journal::for_run(&lib.cache, "first").path()).unwrap(),
+        journal_before
+    );
+}
+
+#[test]
+fn unchanged_file_gets_missing_exports_once() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "x.pdf");
+    let w = written(run(&lib, &f, meta("T", &["A B"]), &s, "r1"));
+    for a in &w.annotations {
+        fs::remove_file(a).unwrap();
+    }
+    let f2 = PdfFile {
+        path: w.new_path.clone(),
+        rel: PathBuf::from(w.new_path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let before_pdf = fs::read(&w.new_path).unwrap();
+    match run(&lib, &f2, meta("T", &["A B"]), &s, "r2") {
+        WriteOutcome::Unchanged { annotations, .. } => assert_eq!(annotations, w.annotations),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(fs::read(&w.new_path).unwrap(), before_pdf);
+    // Undoing r2 removes just those exports.
+    let rep = undo(&lib.cache, Some("r2")).unwrap();
+    assert!(rep.problems.is_empty(), "{rep:?}");
+    assert!(w.annotations.iter().all(|a| !a.exists()));
+    assert_eq!(fs::read(&w.new_path).unwrap(), before_pdf);
+}
+
+#[test]
+fn undo_gives_back_byte_identical_files_under_old_names() {
+    let lib = Lib::new();
+    let s = settings();
+    let files: Vec<PdfFile> = ALL
+        .iter()
+        .map(|n| lib.add(n, &format!("sub/{n}")))
+        .collect();
+    let original = lib.snapshot();
+    // Also an existing export that a write replaces, to be put back.
+    for (i, f) in files.iter().enumerate() {
+        written(run(
+            &lib,
+            f,
+            meta(&format!("Title {i}"), &["Jean de La Fontaine"]),
+            &s,
+            "w1",
+        ));
+    }
+    assert_ne!(lib.snapshot(), original);
+    let rep = undo(&lib.cache, None).unwrap();
+    assert_eq!(rep.run_id.as_deref(), Some("w1"));
+    assert!(rep.problems.is_empty(), "{rep:?}");
+    assert_eq!(rep.restored.len(), ALL.len());
+    assert_eq!(rep.annotations.len(), 2 * ALL.len());
+    assert_eq!(lib.snapshot(), original, "library is as it was");
+    for f in &files {
+        assert_eq!(
+            fs::read(&f.path).unwrap(),
+            fs::read(fixture(f.path.file_name().unwrap().to_str().unwrap())).unwrap()
+        );
+    }
+    let states: Vec<State> = Journal::for_run(&lib.cache, "w1")
+        .entries()
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    assert!(states.iter().all(|s| *s == State::Undone));
+    // Nothing left to undo.
+    assert_eq!(undo(&lib.cache, None).unwrap(), UndoReport::default());
+}
+
+#[test]
+fn undo_runs_newest_first_and_restores_replaced_exports() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "x.pdf");
+    let original = lib.snapshot();
+    let w1 = written(run(&lib, &f, meta("First", &["A B"]), &s, "run-1"));
+    let md1 = fs::read(&w1.annotations[0]).unwrap();
+    let after1 = lib.snapshot();
+    // Second run: same name, new metadata → exports replaced.
+    let f2 = PdfFile {
+        path: w1.new_path.clone(),
+        rel: PathBuf::from(w1.new_path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let mut m2 = meta("First", &["A B"]);
+    m2.publisher = Some("Other House".into());
+    let w2 = written(run(&lib, &f2, m2, &s, "run-2"));
+    assert!(!w2.renamed && w2.metadata_updated);
+    qpdf_check(&w2.new_path);
+    assert_ne!(fs::read(&w2.annotations[0]).unwrap(), md1);
+
+    let r2 = undo(&lib.cache, None).unwrap();
+    assert_eq!(r2.run_id.as_deref(), Some("run-2"));
+    assert_eq!(lib.snapshot(), after1);
+    assert_eq!(
+        fs::read(&w1.annotations[0]).unwrap(),
+        md1,
+        "replaced export put back"
+    );
+    let r1 = undo(&lib.cache, None).unwrap();
+    assert_eq!(r1.run_id.as_deref(), Some("run-1"));
+    assert_eq!(lib.snapshot(), original);
+}
+
+#[test]
+fn names_at_the_limits() {
+    let long: String = (0..100).map(|i| format!("Wort{i} ")).collect::<String>();
+    let long = long[..600].trim_end().to_string();
+    assert!(long.len() >= 599);
+    let cjk: String = "数学分析教程第三版".repeat(20);
+    let titles = [long.as_str(), cjk.as_str(), "TCP/IP: Who? Me: A \"Guide\""];
+    for max in [250usize, 60] {
+        let lib = Lib::new();
+        let s = Settings {
+            max_filename_length: max,
+            ..settings()
+        };
+        for (i, t) in titles.iter().enumerate() {
+            let f = lib.add(CLASSIC, &format!("d{i}/in.pdf"));
+            let w = written(run(&lib, &f, meta(t, &["Kurt Gödel"]), &s, "r"));
+            assert_eq!(w.new_path.parent(), f.path.parent(), "stays in its folder");
+            for p in std::iter::once(&w.new_path).chain(&w.annotations) {
+                let n = p.file_name().unwrap().to_str().unwrap();
+                assert!(n.chars().count() <= max, "{n} > {max} chars");
+                assert!(n.len() <= 255, "{n} > 255 bytes");
+                assert!(p.exists());
+            }
+            let n = w.new_path.file_name().unwrap().to_str().unwrap();
+            assert!(!n.contains(['/', ':', '?', '"']), "{n}");
+            assert!(n.starts_with("Gödel - "), "{n}");
+            qpdf_check(&w.new_path);
+            // The Info title is the full title, not the shortened name.
+            assert_eq!(pdfinfo(&w.new_path)["Title"], *t);
+        }
+    }
+}
+
+#[test]
+fn collision_gets_a_number_and_nothing_is_overwritten() {
+    let lib = Lib::new();
+    let s = settings();
+    let taken = lib.data.join("Lovelace - Same (1979).pdf");
+    fs::write(&taken, b"someone else's file").unwrap();
+    let a = lib.add(CLASSIC, "a.pdf");
+    let b = lib.add(XREF_STREAM, "b.pdf");
+    let wa = written(run(&lib, &a, meta("Same", &["Ada Lovelace"]), &s, "r"));
+    let wb = written(run(&lib, &b, meta("Same", &["Ada Lovelace"]), &s, "r"));
+    assert_eq!(wa.new_path, lib.data.join("Lovelace - Same (1979) (2).pdf"));
+    assert_eq!(wb.new_path, lib.data.join("Lovelace - Same (1979) (3).pdf"));
+    assert_eq!(fs::read(&taken).unwrap(), b"someone else's file");
+    assert!(
+        lib.data
+            .join("Lovelace - Same (1979) (3)--ann.json")
+            .exists()
+    );
+    // Rerun: each keeps its numbered name.
+    for w in [&wa, &wb] {
+        let f = PdfFile {
+            path: w.new_path.clone(),
+            rel: PathBuf::from(w.new_path.file_name().unwrap()),
+            ignored: false,
+            has_pdf_header: true,
+        };
+        assert!(matches!(
+            run(&lib, &f, meta("Same", &["Ada Lovelace"]), &s, "r2"),
+            WriteOutcome::Unchanged { .. }
+        ));
+    }
+}
+
+#[test]
+fn encrypted_pdf_is_untouched() {
+    // With a user password, and with an empty one (readable without a
+    // password, still encrypted).
+    for (user, src) in [("u", CLASSIC), ("", XREF_STREAM)] {
+        let lib = Lib::new();
+        let enc = lib.data.join("locked.pdf");
+        let st = Command::new("qpdf")
+            .args(["--encrypt", user, "o", "256", "--"])
+            .arg(fixture(src))
+            .arg(&enc)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let f = PdfFile {
+            path: enc.clone(),
+            rel: PathBuf::from("locked.pdf"),
+            ignored: false,
+            has_pdf_header: true,
+        };
+        let before = lib.snapshot();
+        let out = run(&lib, &f, meta("T", &["A B"]), &settings(), "r");
+        assert_eq!(
+            out,
+            WriteOutcome::Skipped(SkipReason::Refused(Refusal::Encrypted)),
+            "user password {user:?}"
+        );
+        assert_eq!(lib.snapshot(), before);
+    }
+    assert!(
+        SkipReason::Refused(Refusal::Encrypted)
+            .to_string()
+            .contains("encrypted")
+    );
+}
+
+#[test]
+fn signed_pdf_is_untouched() {
+    use lopdf::dictionary;
+    let lib = Lib::new();
+    // A form with a signature field, saved by lopdf (a full rewrite is fine
+    // for making a test input).
+    let mut doc = lopdf::Document::load(fixture(CLASSIC)).unwrap();
+    let field = doc.add_object(dictionary! {
+        "FT" => "Sig",
+        "T" => lopdf::Object::string_literal("Signature1"),
+    });
+    let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+    doc.get_dictionary_mut(root)
+        .unwrap()
+        .set("AcroForm", dictionary! { "Fields" => vec![field.into()] });
+    let path = lib.data.join("signed.pdf");
+    doc.save(&path).unwrap();
+    let f = PdfFile {
+        path: path.clone(),
+        rel: PathBuf::from("signed.pdf"),
+        ignored: false,
+        has_pdf_header: true,
+    };
+    let before = lib.snapshot();
+    let out = run(&lib, &f, meta("T", &["A B"]), &settings(), "r");
+    assert_eq!(
+        out,
+        WriteOutcome::Skipped(SkipReason::Refused(Refusal::Signed))
+    );
+    assert_eq!(lib.snapshot(), before);
+}
+
+#[test]
+fn policy_skips() {
+    let lib = Lib::new();
+    let f = lib.add(CLASSIC, "_ignore/x.pdf");
+    let ignored = PdfFile {
+        ignored: true,
+        ..f.clone()
+    };
+    let before = lib.snapshot();
+    let dry = Settings::default();
+    assert_eq!(
+        run(&lib, &f, meta("T", &["A B"]), &dry, "r"),
+        WriteOutcome::Skipped(SkipReason::WriteDisabled)
+    );
+    assert_eq!(
+        run(&lib, &ignored, meta("T", &["A B"]), &settings(), "r"),
+        WriteOutcome::Skipped(SkipReason::Ignored)
+    );
+    // Even if the caller forgot the flag, the path says so.
+    assert_eq!(
+        run(&lib, &f, meta("T", &["A B"]), &settings(), "r"),
+        WriteOutcome::Skipped(SkipReason::Ignored)
+    );
+    let g = lib.add(CLASSIC, "ok/y.pdf");
+    assert_eq!(
+        run(&lib, &g, meta("T", &[]), &settings(), "r"),
+        WriteOutcome::Skipped(SkipReason::Incomplete)
+    );
+    // A record whose status says incomplete is not written either.
+    let mut rec = record(&g, meta("T", &["A B"]));
+    rec.status = Status::Incomplete;
+    let s = settings();
+    let job = WriteJob {
+        file: &g,
+        expected_hash: fsutil::hash_file(&g.path).unwrap().0,
+        record: &rec,
+        settings: &s,
+        cache_dir: &lib.cache,
+        run_id: "r",
+    };
+    assert_eq!(
+        apply(&job).unwrap(),
+        WriteOutcome::Skipped(SkipReason::Incomplete)
+    );
+    // The file changed since analysis.
+    let rec = record(&g, meta("T", &["A B"]));
+    let stale = WriteJob {
+        expected_hash: DocHash([7; 32]),
+        record: &rec,
+        ..job
+    };
+    assert!(matches!(
+        apply(&stale).unwrap(),
+        WriteOutcome::Skipped(SkipReason::HashChanged { .. })
+    ));
+    #[cfg(unix)]
+    {
+        let link = lib.data.join("ok/link.pdf");
+        std::os::unix::fs::symlink(&g.path, &link).unwrap();
+        let lf = PdfFile {
+            path: link,
+            rel: PathBuf::from("ok/link.pdf"),
+            ..g.clone()
+        };
+        assert_eq!(
+            run(&lib, &lf, meta("T", &["A B"]), &settings(), "r"),
+            WriteOutcome::Skipped(SkipReason::Symlink)
+        );
+        fs::remove_file(&lf.path).unwrap();
+    }
+    let mut expected = before.clone();
+    expected.insert(
+        "ok/y.pdf".into(),
+        fsutil::hash_file(&g.path).unwrap().0.hex(),
+    );
+    assert_eq!(lib.snapshot(), expected);
+    assert!(!lib.cache.join("journal").exists());
+}
+
+/// Interrupted writes, reproduced step by step, are settled by the next
+/// run's cleanup: both names present → the new one wins (by hash); only
+/// the original → abandoned; temp files gone.
+#[test]
+fn cleanup_settles_interrupted_writes() {
+    let lib = Lib::new();
+    let s = settings();
+    let j = Journal::for_run(&lib.cache, "crash");
+
+    // Case 1: new name created, old name not yet removed.
+    let a = lib.add(CLASSIC, "a/orig.pdf");
+    let a_copy = fs::read(&a.path).unwrap();
+    let wa = written(run(&lib, &a, meta("Alpha", &["A B"]), &s, "crash"));
+    fs::write(&a.path, &a_copy).unwrap(); // the old name back, as before the unlink
+    let lines = fs::read_to_string(j.path()).unwrap();
+    let cut: String = lines
+        .lines()
+        .filter(|l| !l.contains("\"done\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(j.path(), cut).unwrap();
+
+    // Case 2: journaled, but killed before the rename; a temp file is left.
+    let b = lib.add(XREF_STREAM, "b/orig.pdf");
+    let leftover = lib.data.join("b").join(format!("{TEMP_PREFIX}abc"));
+    fs::write(&leftover, b"%PDF-1.5 partial").unwrap();
+    let hb = fsutil::hash_file(&b.path).unwrap().0.hex();
+    j.record_write(&journal::WriteEntry {
+        id: "b1".into(),
+        run_id: "crash".into(),
+        ts_ms: 1,
+        old_path: b.path.clone(),
+        new_path: lib.data.join("b/New.pdf"),
+        temp_path: Some(leftover.clone()),
+        old_hash: hb,
+        new_hash: "ff".repeat(32),
+        original_len: 1,
+        new_len: 2,
+        original_mtime: None,
+        annotations: vec![],
+    })
+    .unwrap();
+    // Case 3: a stray temp file no journal knows of, and one in an ignored dir.
+    let stray = lib.data.join(format!("{TEMP_PREFIX}zzz"));
+    fs::write(&stray, b"x").unwrap();
+    fs::create_dir_all(lib.data.join("_ignore")).unwrap();
+    let kept = lib.data.join("_ignore").join(format!("{TEMP_PREFIX}keep"));
+    fs::write(&kept, b"x").unwrap();
+
+    let rep = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert!(rep.problems.is_empty(), "{rep:?}");
+    assert_eq!(rep.completed, vec![wa.new_path.clone()]);
+    assert_eq!(rep.abandoned, vec![b.path.clone()]);
+    assert!(!a.path.exists() && wa.new_path.exists());
+    assert!(b.path.exists() && !lib.data.join("b/New.pdf").exists());
+    assert!(!leftover.exists() && !stray.exists());
+    assert!(kept.exists(), "ignored directories are not touched");
+    let states: Vec<State> = j.entries().unwrap().into_iter().map(|(_, s)| s).collect();
+    assert_eq!(states, [State::Done, State::Abandoned]);
+    // Settled entries are not looked at again.
+    assert_eq!(
+        cleanup_leftovers(&lib.data, &lib.cache, &s)
+            .unwrap()
+            .completed,
+        Vec::<PathBuf>::new()
+    );
+    // And the completed write can be undone.
+    let u = undo(&lib.cache, Some("crash")).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(fs::read(&a.path).unwrap(), a_copy);
+}
+
+// ---- kill test -----------------------------------------------------------
+
+const KILL_ENV: &str = "COLOPHON_WRITE_KILL_TEST_DIR";
+const KILL_FIXTURES: [&str; 3] = [CLASSIC, XREF_STREAM, CLASSIC_XMP];
+
+fn kill_meta(i: usize) -> Metadata {
+    meta(
+        &format!("Killed Book {i}"),
+        &["Ada Lovelace", "Charles Babbage"],
+    )
+}
+
+/// Child process of `kill_at_random_points_never_damages_a_pdf`: writes
+/// every PDF of `$COLOPHON_WRITE_KILL_TEST_DIR/data` in turn.
+#[test]
+#[ignore = "helper process, started by kill_at_random_points_never_damages_a_pdf"]
+fn kill_child() {
+    let Some(root) = std::env::var_os(KILL_ENV) else {
+        return;
+    };
+    let root = PathBuf::from(root);
+    let lib = Lib {
+        _tmp: tempfile::tempdir().unwrap(),
+        data: root.join("data"),
+        cache: root.join("cache"),
+    };
+    let s = settings();
+    for i in 0..KILL_FIXTURES.len() {
+        let f = PdfFile {
+            path: lib.data.join(format!("in{i}.pdf")),
+            rel: PathBuf::from(format!("in{i}.pdf")),
+            ignored: false,
+            has_pdf_header: true,
+        };
+        written(run(&lib, &f, kill_meta(i), &s, "kill"));
+    }
+}
+
+fn spawn_child(root: &Path) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "write::tests::kill_child",
+            "--ignored",
+            "--test-threads=1",
+            "-q",
+        ])
+        .env(KILL_ENV, root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn setup_kill_root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    fs::create_dir_all(root.path().join("data")).unwrap();
+    for (i, n) in KILL_FIXTURES.iter().enumerate() {
+        fs::copy(fixture(n), root.path().join(format!("data/in{i}.pdf"))).unwrap();
+    }
+    root
+}
+
+#[test]
+fn kill_at_random_points_never_damages_a_pdf() {
+    // Expected results, from an uninterrupted run (writes are deterministic).
+    let reference = setup_kill_root();
+    let st = spawn_child(reference.path()).wait().unwrap();
+    assert!(st.success());
+    // How long an uninterrupted child takes (fastest of a few, warm), so
+    // that kill times spread over the whole run rather than after it.
+    let full = (0..3)
+        .map(|_| {
+            let r = setup_kill_root();
+            let t0 = Instant::now();
+            assert!(spawn_child(r.path()).wait().unwrap().success());
+            t0.elapsed()
+        })
+        .min()
+        .unwrap();
+    let mut expect: Vec<(String, String, String, String)> = Vec::new(); // old name, old hash, new name, new hash
+    for (i, n) in KILL_FIXTURES.iter().enumerate() {
+        let new_name = crate::name::proposed_filename(&kill_meta(i), &settings()).unwrap();
+        let new_path = reference.path().join("data").join(&new_name);
+        qpdf_check(&new_path);
+        expect.push((
+            format!("in{i}.pdf"),
+            fsutil::hash_file(&fixture(n)).unwrap().0.hex(),
+            new_name,
+            fsutil::hash_file(&new_path).unwrap().0.hex(),
+        ));
+    }
+
+    let mut seed = (Instant::now().elapsed().as_nanos() as u64)
+        ^ 0x9E37_79B9_7F4A_7C15
+        ^ u64::from(std::process::id());
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let span = full.as_micros() as u64 + 1;
+    let mut outcomes = BTreeMap::<usize, usize>::new(); // files written when killed → count
+    let (mut temps_seen, mut both_names_seen) = (0, 0);
+    const ROUNDS: usize = 30;
+    for round in 0..ROUNDS {
+        let root = setup_kill_root();
+        let data = root.path().join("data");
+        let original_listing: BTreeSet<String> = listing(&data);
+        let mut child = spawn_child(root.path());
+        std::thread::sleep(Duration::from_micros(rnd() % span));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+
+        // Right after the kill: every document is intact under at least one
+        // name, and every *.pdf is either an original or a finished write.
+        let valid: BTreeSet<&str> = expect
+            .iter()
+            .flat_map(|e| [e.1.as_str(), e.3.as_str()])
+            .collect();
+        for name in listing(&data) {
+            if name.ends_with(".pdf") {
+                let h = fsutil::hash_file(&data.join(&name)).unwrap().0.hex();
+                assert!(
+                    valid.contains(h.as_str()),
+                    "round {round}: {name} is damaged"
+                );
+                qpdf_check(&data.join(&name));
+            }
+        }
+        for (old, oh, new, nh) in &expect {
+            let old_ok = fsutil::hash_if_exists(&data.join(old))
+                .unwrap()
+                .map(|h| h.hex())
+                == Some(oh.clone());
+            let new_ok = fsutil::hash_if_exists(&data.join(new))
+                .unwrap()
+                .map(|h| h.hex())
+                == Some(nh.clone());
+            assert!(old_ok || new_ok, "round {round}: {old} lost");
+        }
+
+        temps_seen += listing(&data)
+            .iter()
+            .filter(|n| n.starts_with(TEMP_PREFIX))
+            .count();
+        both_names_seen += expect
+            .iter()
+            .filter(|(old, _, new, _)| data.join(old).exists() && data.join(new).exists())
+            .count();
+
+        // The next run's cleanup leaves exactly one of the two.
+        let rep = cleanup_leftovers(&data, &root.path().join("cache"), &settings()).unwrap();
+        assert!(rep.problems.is_empty(), "round {round}: {rep:?}");
+        let mut done = 0;
+        for (old, _, new, _) in &expect {
+            let (o, n) = (data.join(old).exists(), data.join(new).exists());
+            assert!(o ^ n, "round {round}: {old}: old {o}, new {n}");
+            done += usize::from(n);
+        }
+        assert!(listing(&data).iter().all(|n| !n.starts_with(TEMP_PREFIX)));
+        *outcomes.entry(done).or_default() += 1;
+
+        // And undo brings the library back exactly.
+        let u = undo(&root.path().join("cache"), None).unwrap();
+        assert!(u.problems.is_empty(), "round {round}: {u:?}");
+        assert_eq!(listing(&data), original_listing, "round {round}");
+        for (old, oh, _, _) in &expect {
+            assert_eq!(&fsutil::hash_file(&data.join(old)).unwrap().0.hex(), oh);
+        }
+    }
+    eprintln!(
+        "kill test: {ROUNDS} kills within {full:?}; files finished → rounds: {outcomes:?}; \
+         temp files left: {temps_seen}; both names present: {both_names_seen}"
+    );
+}
+
+fn listing(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn file_without_final_newline_and_unusable_name() {
+    let lib = Lib::new();
+    let f = lib.add(CLASSIC, "keep-me.pdf");
+    let mut bytes = fs::read(&f.path).unwrap();
+    while bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    fs::write(&f.path, &bytes).unwrap();
+    // A template whose result is sanitised away: the metadata is still
+    // written, the name stays.
+    let s = Settings {
+        filename_template: "{title}".into(),
+        ..settings()
+    };
+    let w = written(run(&lib, &f, meta("???", &["A B"]), &s, "r"));
+    assert!(!w.renamed && w.metadata_updated);
+    assert_eq!(w.new_path, f.path);
+    let new = fs::read(&f.path).unwrap();
+    assert!(new.starts_with(&bytes));
+    qpdf_check(&f.path);
+    assert_eq!(pdfinfo(&f.path)["Title"], "???");
+}
+
+#[test]
+fn template_change_renames_without_touching_content() {
+    let lib = Lib::new();
+    let f = lib.add(XREF_STREAM, "x.pdf");
+    let w1 = written(run(
+        &lib,
+        &f,
+        meta("Tome", &["Ada Lovelace"]),
+        &settings(),
+        "r1",
+    ));
+    let content = fs::read(&w1.new_path).unwrap();
+    let after1 = lib.snapshot();
+    let s2 = Settings {
+        filename_template: "{title} [{authors}]".into(),
+        ..settings()
+    };
+    let f2 = PdfFile {
+        path: w1.new_path.clone(),
+        rel: PathBuf::from(w1.new_path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let w2 = written(run(&lib, &f2, meta("Tome", &["Ada Lovelace"]), &s2, "r2"));
+    assert!(w2.renamed && !w2.metadata_updated);
+    assert_eq!(w2.new_path, lib.data.join("Tome [Lovelace].pdf"));
+    assert_eq!(w2.old_hash, w2.new_hash);
+    assert_eq!(fs::read(&w2.new_path).unwrap(), content);
+    assert!(!w1.new_path.exists());
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.run_id.as_deref(), Some("r2"));
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(lib.snapshot(), after1);
+}
