@@ -9,6 +9,7 @@
 //! disk in completion order and memory does not grow with the library.
 
 use crate::cache::{Cache, Tree, keys};
+use crate::cli::{CacheAction, Cli, Command, RunOptions};
 use crate::document::{self, Context, SessionSource};
 use crate::model::{DocHash, DocResult, PdfFile, Record};
 use crate::progress::Reporter;
@@ -49,18 +50,6 @@ impl ExitStatus {
 /// the cache is flushed.
 pub static QUIT: AtomicBool = AtomicBool::new(false);
 
-/// Options of a run that change no result (and so no cache key).
-#[derive(Debug, Clone)]
-pub struct RunConfig {
-    /// Worker processes for PDF reading.
-    pub jobs: usize,
-    /// JSON Lines on stdout instead of the table.
-    pub json: bool,
-    /// Ignore the stat memo and hash every file.
-    pub rehash: bool,
-    pub verbose: u8,
-}
-
 /// Where a run reads and writes.
 #[derive(Debug, Clone)]
 pub struct Paths {
@@ -78,11 +67,134 @@ pub enum Selection {
 pub fn stage_versions() -> keys::StageVersions {
     keys::StageVersions {
         inspect: crate::inspect::INSPECT_VERSION,
-        ocr: crate::ocr::OCR_VERSION,
+        ocr: 1,
         extract: crate::extract::EXTRACT_VERSION,
         decide: crate::decide::DECIDE_VERSION,
-        vision_prompt: crate::vision::PROMPT_VERSION,
+        vision_prompt: 1,
     }
+}
+
+/// Runs one command of the command line.
+pub fn main(cli: Cli) -> Result<ExitStatus> {
+    let command = cli.command_or_run();
+    if command == Command::Worker {
+        crate::inspect::worker::serve_stdio()?;
+        return Ok(ExitStatus::Success);
+    }
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let (project, settings, provenance) = crate::project::load(&cli, &cwd)?;
+    let opts = RunOptions::from_cli(&cli);
+    let paths = Paths {
+        data_dir: project.data_dir.clone(),
+        cache_dir: project.cache_dir.clone(),
+    };
+    match command {
+        Command::Worker => unreachable!("handled above"),
+        Command::Config => {
+            print!("{}", settings.describe(&provenance));
+            Ok(ExitStatus::Success)
+        }
+        Command::Cache {
+            action: CacheAction::Clear,
+        } => {
+            crate::cache::clear(&paths.cache_dir)?;
+            println!(
+                "cleared {} (write journals kept for undo)",
+                paths.cache_dir.join("db").display()
+            );
+            Ok(ExitStatus::Success)
+        }
+        Command::Cache {
+            action: CacheAction::Stats,
+        } => {
+            let Some(cache) = open_cache(&paths.cache_dir) else {
+                return Ok(ExitStatus::BadUsage);
+            };
+            for t in cache.stats() {
+                println!(
+                    "{:<8} {:>9} entries {:>12} bytes",
+                    t.name, t.entries, t.bytes
+                );
+            }
+            println!("on disk  {:>31} bytes", cache.size_on_disk());
+            Ok(ExitStatus::Success)
+        }
+        Command::Undo { run_id } => {
+            let report = crate::write::undo(&paths.cache_dir, run_id.as_deref())?;
+            match &report.run_id {
+                None => println!("nothing to undo"),
+                Some(id) => {
+                    for (from, to) in &report.restored {
+                        println!("{}  →  {}", from.display(), to.display());
+                    }
+                    println!("undid {} writes of run {id}", report.restored.len());
+                }
+            }
+            Ok(ExitStatus::Success)
+        }
+        Command::VlmCheck => vlm_check(&settings),
+        Command::Run | Command::Show { .. } => {
+            if !paths.data_dir.exists() && matches!(command, Command::Run) {
+                eprintln!(
+                    "colophon: there is no data folder at {} (put your PDFs there, or make it a symlink to your library)",
+                    paths.data_dir.display()
+                );
+                return Ok(ExitStatus::BadUsage);
+            }
+            let Some(cache) = open_cache(&paths.cache_dir) else {
+                return Ok(ExitStatus::BadUsage);
+            };
+            install_ctrl_c();
+            let selection = match command {
+                Command::Show { files } => Selection::Files(files),
+                _ => Selection::DataFolder,
+            };
+            let pool = crate::inspect::WorkerPool::new(crate::inspect::PoolConfig::from_settings(
+                &settings, opts.jobs,
+            ));
+            let reporter = crate::progress::reporter(opts.quiet);
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let (_, status) = run(
+                &paths,
+                &settings,
+                &opts,
+                selection,
+                &cache,
+                &pool,
+                reporter.as_ref(),
+                &mut out,
+            )?;
+            let _ = out.flush();
+            Ok(status)
+        }
+    }
+}
+
+fn vlm_check(_settings: &Settings) -> Result<ExitStatus> {
+    anyhow::bail!("vlm-check is not available in this build")
+}
+
+/// Opens the cache, or says why not (exit 2: nothing was processed).
+fn open_cache(dir: &Path) -> Option<Cache> {
+    match Cache::open(dir) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            eprintln!("colophon: {e}");
+            None
+        }
+    }
+}
+
+/// First Ctrl-C: finish the documents in progress, report, flush the cache.
+/// Second: stop at once.
+fn install_ctrl_c() {
+    let _ = ctrlc::set_handler(|| {
+        if QUIT.swap(true, Ordering::SeqCst) {
+            std::process::exit(ExitStatus::Interrupted.code());
+        }
+        eprintln!("colophon: stopping after the documents in progress (Ctrl-C again to stop now)");
+    });
 }
 
 /// A document finished by a document thread (or answered from the cache).
@@ -98,7 +210,7 @@ struct Done {
 pub fn run(
     paths: &Paths,
     settings: &Settings,
-    cfg: &RunConfig,
+    cfg: &RunOptions,
     selection: Selection,
     cache: &Cache,
     sessions: &dyn SessionSource,
@@ -106,9 +218,21 @@ pub fn run(
     stdout: &mut dyn Write,
 ) -> Result<(Summary, ExitStatus)> {
     let started = Instant::now();
+    if settings.write_pdf_changes {
+        // Settle writes a kill interrupted, before discover sees their
+        // temporary files. Never in a dry run: it changes nothing then.
+        let report = crate::write::cleanup_leftovers(&paths.data_dir, &paths.cache_dir, settings)?;
+        for p in report.completed.iter().chain(&report.abandoned) {
+            reporter.message(&format!("settled an interrupted write of {}", p.display()));
+        }
+    }
     let files = match selection {
-        Selection::DataFolder => discover::discover(&paths.data_dir, &settings.runtime_ignore_dir_name)?,
-        Selection::Files(list) => given_files(&paths.data_dir, &list, &settings.runtime_ignore_dir_name)?,
+        Selection::DataFolder => {
+            discover::discover(&paths.data_dir, &settings.runtime_ignore_dir_name)?
+        }
+        Selection::Files(list) => {
+            given_files(&paths.data_dir, &list, &settings.runtime_ignore_dir_name)?
+        }
     };
     reporter.files_total(files.len() as u64);
     let hashes = fingerprint::fingerprint(&files, cache, cfg.rehash);
@@ -123,9 +247,18 @@ pub fn run(
     }
 
     let versions = stage_versions();
-    let ctx = Context { settings, cache, sessions, versions };
+    let ctx = Context {
+        settings,
+        cache,
+        sessions,
+        versions,
+    };
     let doc_threads = cfg.jobs.max(1)
-        + if settings.analyze_with_vision { 2 * settings.vlm_concurrency } else { 0 };
+        + if settings.analyze_with_vision {
+            2 * settings.vlm_concurrency
+        } else {
+            0
+        };
 
     let (job_tx, job_rx) = crossbeam_channel::bounded::<(usize, DocHash)>(doc_threads * 2);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
@@ -139,21 +272,33 @@ pub fn run(
                 for (index, (file, hash)) in files.iter().zip(hashes).enumerate() {
                     let early = match hash {
                         Err(e) => Some(Err(format!("{e:#}"))),
-                        Ok(_) if !file.has_pdf_header => {
-                            Some(Err("not a PDF: no %PDF- header in the first 1024 bytes".to_string()))
-                        }
+                        Ok(_) if !file.has_pdf_header => Some(Err(
+                            "not a PDF: no %PDF- header in the first 1024 bytes".to_string(),
+                        )),
                         Ok((h, _)) => ctx
                             .cache
-                            .get::<DocResult>(Tree::Record, &keys::record_key(h, ctx.settings, &ctx.versions))
+                            .get::<DocResult>(
+                                Tree::Record,
+                                &keys::record_key(h, ctx.settings, &ctx.versions),
+                            )
                             .map(Ok),
                     };
                     let sent = match early {
                         Some(outcome) => {
                             let cached = outcome.is_ok();
-                            done_tx.send(Done { index, outcome, cached, summary: Summary::default() }).is_ok()
+                            done_tx
+                                .send(Done {
+                                    index,
+                                    outcome,
+                                    cached,
+                                    summary: Summary::default(),
+                                })
+                                .is_ok()
                         }
                         None if QUIT.load(Ordering::Relaxed) => false,
-                        None => job_tx.send((index, hash.as_ref().expect("checked").0)).is_ok(),
+                        None => job_tx
+                            .send((index, hash.as_ref().expect("checked").0))
+                            .is_ok(),
                     };
                     if !sent {
                         break;
@@ -163,7 +308,8 @@ pub fn run(
             });
         }
         for _ in 0..doc_threads {
-            let (job_rx, done_tx, ctx, files, run_dir) = (job_rx.clone(), done_tx.clone(), &ctx, &files, &run_dir);
+            let (job_rx, done_tx, ctx, files, run_dir) =
+                (job_rx.clone(), done_tx.clone(), &ctx, &files, &run_dir);
             scope.spawn(move || {
                 for (index, hash) in job_rx {
                     if QUIT.load(Ordering::Relaxed) {
@@ -186,9 +332,20 @@ pub fn run(
                             Ok(result)
                         }
                         Ok(Err(e)) => Err(format!("{e:#}")),
-                        Err(panic) => Err(format!("internal error while reading this PDF: {}", panic_text(&panic))),
+                        Err(panic) => Err(format!(
+                            "internal error while reading this PDF: {}",
+                            panic_text(&panic)
+                        )),
                     };
-                    if done_tx.send(Done { index, outcome, cached: false, summary }).is_err() {
+                    if done_tx
+                        .send(Done {
+                            index,
+                            outcome,
+                            cached: false,
+                            summary,
+                        })
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -202,7 +359,7 @@ pub fn run(
             let file = &files[done.index];
             let hash_hex = hashes[done.index].as_ref().ok().map(|(h, _)| h.hex());
             summary += done.summary;
-            let record = match &done.outcome {
+            let mut record = match &done.outcome {
                 Ok(result) => {
                     if done.cached {
                         summary.record_cached += 1;
@@ -213,6 +370,13 @@ pub fn run(
                 }
                 Err(e) => Record::error(report::rel_string(&file.rel), hash_hex, e.clone()),
             };
+            if settings.write_pdf_changes && done.outcome.is_ok() {
+                let hash = hashes[done.index]
+                    .as_ref()
+                    .expect("records exist for hashed files")
+                    .0;
+                write_one(file, hash, &mut record, settings, paths, &run_dir);
+            }
             emit(&record, &run_dir, cfg, &mut records, stdout)?;
             summary.count(&record);
             reporter.file_done();
@@ -225,8 +389,11 @@ pub fn run(
     cache.flush();
     let seconds = started.elapsed().as_secs_f64();
     let dry_run = !settings.write_pdf_changes;
-    std::fs::write(run_dir.path.join("summary.md"), summary.markdown(&run_dir.id, seconds, dry_run))
-        .context("writing summary.md")?;
+    std::fs::write(
+        run_dir.path.join("summary.md"),
+        summary.markdown(&run_dir.id, seconds, dry_run),
+    )
+    .context("writing summary.md")?;
     run_dir.mark_latest()?;
     reporter.message(&summary.line(seconds));
     let status = if QUIT.load(Ordering::Relaxed) {
@@ -239,12 +406,65 @@ pub fn run(
     Ok((summary, status))
 }
 
+/// Write mode for one record: metadata and name, with the outcome in the
+/// record (`written`, or a warning saying why not).
+fn write_one(
+    file: &PdfFile,
+    hash: DocHash,
+    record: &mut Record,
+    settings: &Settings,
+    paths: &Paths,
+    run_dir: &RunDir,
+) {
+    use crate::write::{WriteJob, WriteOutcome};
+    let job = WriteJob {
+        file,
+        expected_hash: hash,
+        record,
+        settings,
+        cache_dir: &paths.cache_dir,
+        run_id: &run_dir.id,
+    };
+    match crate::write::apply(&job) {
+        Ok(WriteOutcome::Written(w)) => {
+            record.written = true;
+            record.warnings.extend(w.warnings);
+        }
+        Ok(WriteOutcome::Unchanged { .. }) => {}
+        Ok(WriteOutcome::Skipped(reason)) => {
+            if !matches!(reason, crate::write::SkipReason::Incomplete) {
+                record.warnings.push(format!("not written: {reason}"));
+            }
+        }
+        Err(e) => record.warnings.push(format!("not written: {e:#}")),
+    }
+}
+
 /// Prints and stores one record.
-fn emit(record: &Record, run_dir: &RunDir, cfg: &RunConfig, records: &mut RecordsFile, stdout: &mut dyn Write) -> Result<()> {
+fn emit(
+    record: &Record,
+    run_dir: &RunDir,
+    cfg: &RunOptions,
+    records: &mut RecordsFile,
+    stdout: &mut dyn Write,
+) -> Result<()> {
     records.push(record)?;
     let ann_base = run_dir.ann_dir().join(&record.path);
-    write_annotation_files(&ann_base, record)?;
-    let line = if cfg.json { serde_json::to_string(record)? } else { report::table_row(record) };
+    let dir = ann_base.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stem = ann_base.file_stem().unwrap_or_default().to_string_lossy();
+    // The run's own copies need no fsync (unlike the exports beside a
+    // written PDF): losing them in a crash loses nothing of the user's.
+    let (md, json) = crate::write::annotation_paths(dir, &stem);
+    std::fs::write(&md, crate::write::render_markdown(record))
+        .with_context(|| format!("writing {}", md.display()))?;
+    std::fs::write(&json, crate::write::render_json(record))
+        .with_context(|| format!("writing {}", json.display()))?;
+    let line = if cfg.json {
+        serde_json::to_string(record)?
+    } else {
+        report::table_row(record)
+    };
     if let Err(e) = writeln!(stdout, "{line}") {
         // A closed pipe (`colophon | head`) is not an error of the run.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -254,31 +474,28 @@ fn emit(record: &Record, run_dir: &RunDir, cfg: &RunConfig, records: &mut Record
     Ok(())
 }
 
-/// `<stem>--ann.md` and `<stem>--ann.json` for `pdf_path` (a path under
-/// the run's `ann/` mirror of the data tree).
-fn write_annotation_files(pdf_path: &Path, record: &Record) -> Result<()> {
-    let dir = pdf_path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let stem = pdf_path.file_stem().unwrap_or_default().to_string_lossy();
-    std::fs::write(dir.join(format!("{stem}--ann.json")), serde_json::to_vec_pretty(record)?)?;
-    std::fs::write(dir.join(format!("{stem}--ann.md")), report::annotation_markdown(record))?;
-    Ok(())
-}
-
 /// Files named on the command line (`show`): relative to the data folder
 /// when they lie in it, else by their name.
 fn given_files(data_dir: &Path, list: &[PathBuf], ignore_dir_name: &str) -> Result<Vec<PdfFile>> {
     let data = std::fs::canonicalize(data_dir).ok();
     list.iter()
         .map(|p| {
-            let path = std::fs::canonicalize(p).with_context(|| format!("reading {}", p.display()))?;
+            let path =
+                std::fs::canonicalize(p).with_context(|| format!("reading {}", p.display()))?;
             let rel = data
                 .as_ref()
                 .and_then(|d| path.strip_prefix(d).ok())
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from(path.file_name().unwrap_or_default()));
-            let ignored = rel.parent().is_some_and(|d| d.components().any(|c| c.as_os_str() == ignore_dir_name));
-            Ok(PdfFile { has_pdf_header: discover::has_pdf_header(&path), path, rel, ignored })
+            let ignored = rel
+                .parent()
+                .is_some_and(|d| d.components().any(|c| c.as_os_str() == ignore_dir_name));
+            Ok(PdfFile {
+                has_pdf_header: discover::has_pdf_header(&path),
+                path,
+                rel,
+                ignored,
+            })
         })
         .collect()
 }

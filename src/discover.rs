@@ -20,9 +20,6 @@ use std::path::{Path, PathBuf};
 /// How many leading bytes may precede `%PDF-` (what PDF readers tolerate).
 const HEADER_WINDOW: usize = 1024;
 
-/// Prefix of the temporary files that write mode creates beside a PDF.
-pub const TEMP_PREFIX: &str = ".colophon-tmp-";
-
 /// Every PDF (or `.pdf`) under `data_dir`, sorted by relative path.
 pub fn discover(data_dir: &Path, ignore_dir_name: &str) -> Result<Vec<PdfFile>> {
     let root = fs::canonicalize(data_dir)
@@ -101,7 +98,9 @@ fn walk(
 
 /// Files colophon itself creates beside PDFs.
 fn is_own_file(name: &str) -> bool {
-    name.starts_with(TEMP_PREFIX) || name.ends_with("--ann.json") || name.ends_with("--ann.md")
+    name.starts_with(crate::write::TEMP_PREFIX)
+        || name.ends_with("--ann.json")
+        || name.ends_with("--ann.md")
 }
 
 /// `%PDF-` within the first [`HEADER_WINDOW`] bytes.

@@ -100,7 +100,12 @@ pub fn process(
     summary: &mut Summary,
 ) -> Result<DocResult> {
     let s = ctx.settings;
-    let mut pdf = LazySession { ctx, path, session: None, summary };
+    let mut pdf = LazySession {
+        ctx,
+        path,
+        session: None,
+        summary,
+    };
 
     let doc_key = keys::doc_key(hash, ctx.versions.inspect);
     let info: DocInfo = match ctx.cache.get(Tree::Doc, &doc_key) {
@@ -120,7 +125,10 @@ pub fn process(
     let front = select::front_pages(info.page_count, &s.matter);
     let mut pages = load_pages(ctx, hash, &front, &mut pdf)?;
     let mut candidates = extract::info_candidates(&info.info);
-    candidates.extend(extract::text_candidates(&DocText { pages: &pages, page_count: info.page_count }));
+    candidates.extend(extract::text_candidates(&DocText {
+        pages: &pages,
+        page_count: info.page_count,
+    }));
     let mut decision = crate::decide::decide(&candidates);
 
     let mut back = Vec::new();
@@ -129,7 +137,10 @@ pub fn process(
         if !back.is_empty() {
             pages.extend(load_pages(ctx, hash, &back, &mut pdf)?);
             let mut candidates = extract::info_candidates(&info.info);
-            candidates.extend(extract::text_candidates(&DocText { pages: &pages, page_count: info.page_count }));
+            candidates.extend(extract::text_candidates(&DocText {
+                pages: &pages,
+                page_count: info.page_count,
+            }));
             decision = crate::decide::decide(&candidates);
         }
     }
@@ -151,11 +162,18 @@ pub fn process(
 }
 
 /// Page texts for `indices`, from the cache or the (lazily opened) session.
-fn load_pages(ctx: &Context, hash: &DocHash, indices: &[u32], pdf: &mut LazySession) -> Result<Vec<PageText>> {
+fn load_pages(
+    ctx: &Context,
+    hash: &DocHash,
+    indices: &[u32],
+    pdf: &mut LazySession,
+) -> Result<Vec<PageText>> {
     let mut out: Vec<Option<PageText>> = Vec::with_capacity(indices.len());
     let mut missing = Vec::new();
     for &i in indices {
-        let page = ctx.cache.get::<PageText>(Tree::Page, &keys::page_key(hash, i, ctx.versions.inspect));
+        let page = ctx
+            .cache
+            .get::<PageText>(Tree::Page, &keys::page_key(hash, i, ctx.versions.inspect));
         if page.is_none() {
             missing.push(i);
         }
@@ -166,7 +184,11 @@ fn load_pages(ctx: &Context, hash: &DocHash, indices: &[u32], pdf: &mut LazySess
         let read = pdf.get()?.pages(&missing)?;
         pdf.summary.pages_read += read.len() as u64;
         for page in read {
-            ctx.cache.put(Tree::Page, &keys::page_key(hash, page.index, ctx.versions.inspect), &page);
+            ctx.cache.put(
+                Tree::Page,
+                &keys::page_key(hash, page.index, ctx.versions.inspect),
+                &page,
+            );
             if let Some(slot) = indices.iter().position(|&i| i == page.index) {
                 out[slot] = Some(page);
             }
@@ -182,6 +204,9 @@ fn write_page_diagnostics(dir: &Path, pages: &[PageText], offset: u32) {
         return;
     }
     for p in pages {
-        let _ = std::fs::write(dir.join(format!("page-{}.txt", p.index + offset)), p.plain_text());
+        let _ = std::fs::write(
+            dir.join(format!("page-{}.txt", p.index + offset)),
+            p.plain_text(),
+        );
     }
 }

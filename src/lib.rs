@@ -6,6 +6,7 @@
 //! `vision` → `extract` → `decide` → `name` → `write` → `report`,
 //! with `cache` under all of them and `app` wiring them together.
 
+pub mod app;
 pub mod cache;
 pub mod cli;
 pub mod decide;

@@ -68,12 +68,21 @@ impl Bars {
         );
         files.set_prefix("files");
         let pages = multi.add(ProgressBar::new_spinner());
-        pages.set_style(ProgressStyle::with_template("{prefix:>8} {pos} read ({per_sec})").expect("static template"));
+        pages.set_style(
+            ProgressStyle::with_template("{prefix:>8} {pos} read ({per_sec})")
+                .expect("static template"),
+        );
         pages.set_prefix("pages");
         let vision = multi.add(ProgressBar::new_spinner());
-        vision.set_style(ProgressStyle::with_template("{prefix:>8} {msg}").expect("static template"));
+        vision
+            .set_style(ProgressStyle::with_template("{prefix:>8} {msg}").expect("static template"));
         vision.set_prefix("vision");
-        Bars { multi, files, pages, vision }
+        Bars {
+            multi,
+            files,
+            pages,
+            vision,
+        }
     }
 }
 
@@ -114,7 +123,14 @@ struct PlainState {
 
 impl Plain {
     fn new() -> Plain {
-        Plain { state: Mutex::new(PlainState { total: 0, done: 0, pages: 0, last: Instant::now() }) }
+        Plain {
+            state: Mutex::new(PlainState {
+                total: 0,
+                done: 0,
+                pages: 0,
+                last: Instant::now(),
+            }),
+        }
     }
 }
 
@@ -127,7 +143,10 @@ impl Reporter for Plain {
         s.done += 1;
         if s.last.elapsed() >= Duration::from_secs(5) {
             s.last = Instant::now();
-            eprintln!("colophon: {}/{} files, {} pages read", s.done, s.total, s.pages);
+            eprintln!(
+                "colophon: {}/{} files, {} pages read",
+                s.done, s.total, s.pages
+            );
         }
     }
     fn pages_done(&self, n: u64) {

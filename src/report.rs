@@ -28,7 +28,11 @@ impl RunDir {
             .unwrap_or_default();
         let base = format!("{}-{}", format_utc(now.as_secs()), std::process::id());
         for n in 0.. {
-            let id = if n == 0 { base.clone() } else { format!("{base}-{n}") };
+            let id = if n == 0 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
             let path = runs.join(&id);
             match fs::create_dir(&path) {
                 Ok(()) => return Ok(RunDir { id, path }),
@@ -73,7 +77,12 @@ fn format_utc(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem / 60 % 60, rem % 60)
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 /// The SPEC 7 record of a document that was read.
@@ -84,12 +93,22 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
         .sources
         .iter()
         .map(|(field, (page, via))| {
-            (field.as_str().to_string(), Source { page: page.map(|p| p + offset), via: *via })
+            (
+                field.as_str().to_string(),
+                Source {
+                    page: page.map(|p| p + offset),
+                    via: *via,
+                },
+            )
         })
         .collect();
     let shift = |v: &[u32]| v.iter().map(|p| p + offset).collect::<Vec<_>>();
     let metadata = decision.metadata.clone();
-    let status = if metadata.is_complete() { Status::Complete } else { Status::Incomplete };
+    let status = if metadata.is_complete() {
+        Status::Complete
+    } else {
+        Status::Incomplete
+    };
     let proposed_filename = crate::name::proposed_filename(&metadata, settings);
     Record {
         path: rel_string(&file.rel),
@@ -146,7 +165,13 @@ pub fn table_row(r: &Record) -> String {
     if let Some(e) = &r.error {
         fields.push(format!("error: {e}"));
     }
-    format!("{}  →  {}  [{}]  {}", r.path, proposed, status, fields.join(" | "))
+    format!(
+        "{}  →  {}  [{}]  {}",
+        r.path,
+        proposed,
+        status,
+        fields.join(" | ")
+    )
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -159,49 +184,6 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
-/// The readable `--ann.md` export of a record.
-pub fn annotation_markdown(r: &Record) -> String {
-    let m = &r.metadata;
-    let mut s = format!("# {}\n\n", m.title.as_deref().unwrap_or(&r.path));
-    let mut row = |k: &str, v: Option<String>| {
-        if let Some(v) = v {
-            s.push_str(&format!("- **{k}**: {v}\n"));
-        }
-    };
-    row("File", Some(r.path.clone()));
-    row("Status", Some(format!("{:?}", r.status).to_lowercase()));
-    row("Error", r.error.clone());
-    row("Subtitle", m.subtitle.clone());
-    row("Authors", (!m.authors.is_empty()).then(|| m.authors.join("; ")));
-    row("Publisher", m.publisher.clone());
-    row("Year", m.year.map(|y| y.to_string()));
-    row("Edition", m.edition.clone());
-    row("ISBN", m.isbn.clone());
-    row("DOI", m.doi.clone());
-    row("LCCN", m.loc.clone());
-    row("Proposed name", r.proposed_filename.clone());
-    row("Pages", r.pages.map(|p| p.to_string()));
-    let shown = |v: &[u32]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
-    row("Front pages read", (!r.pages_read.front.is_empty()).then(|| shown(&r.pages_read.front)));
-    row("Back pages read", (!r.pages_read.back.is_empty()).then(|| shown(&r.pages_read.back)));
-    row("Sent to vision", (!r.vision.pages.is_empty()).then(|| shown(&r.vision.pages)));
-    row("Vision failed", (!r.vision.failed.is_empty()).then(|| shown(&r.vision.failed)));
-    if !r.sources.is_empty() {
-        s.push_str("\n## Sources\n\n");
-        for (field, src) in &r.sources {
-            let page = src.page.map(|p| format!("page {p}, ")).unwrap_or_default();
-            s.push_str(&format!("- {field}: {page}{}\n", src.via.as_str()));
-        }
-    }
-    if !r.warnings.is_empty() {
-        s.push_str("\n## Warnings\n\n");
-        for w in &r.warnings {
-            s.push_str(&format!("- {w}\n"));
-        }
-    }
-    s
-}
-
 /// Streams records to `records.jsonl` as they are made.
 pub struct RecordsFile {
     out: BufWriter<fs::File>,
@@ -211,7 +193,9 @@ impl RecordsFile {
     pub fn create(run: &RunDir) -> Result<RecordsFile> {
         let path = run.path.join("records.jsonl");
         let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        Ok(RecordsFile { out: BufWriter::new(f) })
+        Ok(RecordsFile {
+            out: BufWriter::new(f),
+        })
     }
 
     pub fn push(&mut self, r: &Record) -> Result<()> {
@@ -313,7 +297,11 @@ impl Summary {
         ];
         let mut s = format!(
             "# colophon run {run_id}\n\n{} in {seconds:.2} s.\n\n| what | count |\n|---|---:|\n",
-            if dry_run { "Dry run (nothing under data/ was changed)" } else { "Write run" }
+            if dry_run {
+                "Dry run (nothing under data/ was changed)"
+            } else {
+                "Write run"
+            }
         );
         for (k, v) in rows {
             s.push_str(&format!("| {k} | {v} |\n"));

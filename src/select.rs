@@ -16,7 +16,9 @@ pub fn back_pages(page_count: u32, matter: &MatterConfig) -> Vec<u32> {
         return Vec::new();
     }
     let front_end = matter.front.max_pages.min(page_count);
-    let start = page_count.saturating_sub(matter.back.max_pages).max(front_end);
+    let start = page_count
+        .saturating_sub(matter.back.max_pages)
+        .max(front_end);
     (start..page_count).collect()
 }
 
@@ -67,20 +69,47 @@ mod tests {
 
     #[test]
     fn front_is_capped_by_page_count() {
-        assert_eq!(front_pages(100, &matter(8, BackMode::Never, 5)), (0..8).collect::<Vec<_>>());
-        assert_eq!(front_pages(3, &matter(8, BackMode::Never, 5)), vec![0, 1, 2]);
-        assert_eq!(front_pages(12, &matter(10000, BackMode::Never, 5)).len(), 12);
-        assert_eq!(front_pages(0, &matter(8, BackMode::Never, 5)), Vec::<u32>::new());
+        assert_eq!(
+            front_pages(100, &matter(8, BackMode::Never, 5)),
+            (0..8).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            front_pages(3, &matter(8, BackMode::Never, 5)),
+            vec![0, 1, 2]
+        );
+        assert_eq!(
+            front_pages(12, &matter(10000, BackMode::Never, 5)).len(),
+            12
+        );
+        assert_eq!(
+            front_pages(0, &matter(8, BackMode::Never, 5)),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
     fn back_never_reads_a_front_page_twice() {
-        assert_eq!(back_pages(100, &matter(8, BackMode::Always, 5)), vec![95, 96, 97, 98, 99]);
+        assert_eq!(
+            back_pages(100, &matter(8, BackMode::Always, 5)),
+            vec![95, 96, 97, 98, 99]
+        );
         assert_eq!(back_pages(10, &matter(8, BackMode::Always, 5)), vec![8, 9]);
-        assert_eq!(back_pages(6, &matter(8, BackMode::Always, 5)), Vec::<u32>::new());
-        assert_eq!(back_pages(50, &matter(10000, BackMode::Always, 5)), Vec::<u32>::new());
-        assert_eq!(back_pages(100, &matter(8, BackMode::Never, 5)), Vec::<u32>::new());
-        assert_eq!(back_pages(100, &matter(8, BackMode::Fallback, 0)), Vec::<u32>::new());
+        assert_eq!(
+            back_pages(6, &matter(8, BackMode::Always, 5)),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            back_pages(50, &matter(10000, BackMode::Always, 5)),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            back_pages(100, &matter(8, BackMode::Never, 5)),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            back_pages(100, &matter(8, BackMode::Fallback, 0)),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
@@ -91,7 +120,10 @@ mod tests {
             authors: vec!["A B".into()],
             ..Metadata::default()
         };
-        assert!(!wants_back_matter(&m, &meta), "title and author found, nothing else wanted");
+        assert!(
+            !wants_back_matter(&m, &meta),
+            "title and author found, nothing else wanted"
+        );
         m.back.fields.isbn = true;
         assert!(wants_back_matter(&m, &meta), "isbn wanted and missing");
         meta.isbn = Some("9780306406157".into());
@@ -99,7 +131,10 @@ mod tests {
         meta.authors.clear();
         assert_eq!(missing_wanted(&m, &meta), vec![Field::Authors]);
         assert!(wants_back_matter(&m, &meta));
-        assert!(!wants_back_matter(&matter(8, BackMode::Never, 5), &Metadata::default()));
+        assert!(!wants_back_matter(
+            &matter(8, BackMode::Never, 5),
+            &Metadata::default()
+        ));
         assert!(wants_back_matter(&matter(8, BackMode::Always, 5), &meta));
     }
 }

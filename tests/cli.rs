@@ -16,14 +16,22 @@ fn every_pdf_gets_a_record_and_broken_ones_fail_alone() {
     p.add(BOOK, "books/b.pdf");
     let good = std::fs::read(util::fixture(PAPER)).unwrap();
     p.write("broken/truncated.pdf", &good[..good.len() / 3]);
-    p.write("broken/not-a-pdf.pdf", b"<html>this is a web page saved as pdf</html>");
+    p.write(
+        "broken/not-a-pdf.pdf",
+        b"<html>this is a web page saved as pdf</html>",
+    );
     p.write("broken/empty.pdf", b"");
     p.add("encrypted_should_fail.pdf", "broken/encrypted.pdf");
     p.write("notes.txt", b"not a pdf and not named like one");
 
     let before = p.snapshot();
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(out.status.code(), Some(1), "some PDFs failed: exit 1; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "some PDFs failed: exit 1; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(records.len(), 6, "one record per PDF, none for notes.txt");
     for ok in ["papers/a.pdf", "books/b.pdf"] {
         let r = record_for(&records, ok);
@@ -31,17 +39,50 @@ fn every_pdf_gets_a_record_and_broken_ones_fail_alone() {
         assert!(r["pages"].as_u64().unwrap() > 1);
         assert_eq!(r["blake3"].as_str().unwrap().len(), 64);
     }
-    for bad in ["broken/truncated.pdf", "broken/not-a-pdf.pdf", "broken/empty.pdf", "broken/encrypted.pdf"] {
+    for bad in [
+        "broken/truncated.pdf",
+        "broken/not-a-pdf.pdf",
+        "broken/empty.pdf",
+        "broken/encrypted.pdf",
+    ] {
         let r = record_for(&records, bad);
         assert_eq!(r["status"], "error", "{bad}: {r:#}");
-        assert!(r["error"].as_str().is_some_and(|e| !e.is_empty()), "{bad} says why");
+        assert!(
+            r["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{bad} says why"
+        );
     }
-    assert!(record_for(&records, "broken/not-a-pdf.pdf")["error"].as_str().unwrap().contains("not a PDF"));
-    assert!(record_for(&records, "broken/encrypted.pdf")["error"].as_str().unwrap().to_lowercase().contains("password")
-        || record_for(&records, "broken/encrypted.pdf")["error"].as_str().unwrap().to_lowercase().contains("encrypt"));
-    assert_eq!(p.snapshot(), before, "a dry run changes nothing under data/");
+    assert!(
+        record_for(&records, "broken/not-a-pdf.pdf")["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a PDF")
+    );
+    assert!(
+        record_for(&records, "broken/encrypted.pdf")["error"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("password")
+            || record_for(&records, "broken/encrypted.pdf")["error"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .contains("encrypt")
+    );
+    assert_eq!(
+        p.snapshot(),
+        before,
+        "a dry run changes nothing under data/"
+    );
     let latest = p.root().join("cache/runs/latest");
-    assert_eq!(std::fs::read_to_string(latest.join("records.jsonl")).unwrap().lines().count(), 6);
+    assert_eq!(
+        std::fs::read_to_string(latest.join("records.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        6
+    );
 }
 
 #[test]
@@ -50,7 +91,12 @@ fn rerun_computes_nothing_and_front_pages_change_recomputes_records_only() {
     p.add(PAPER, "a.pdf");
     p.add(BOOK, "b.pdf");
     let (out, first) = p.run_json(&["run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = p.summary();
     assert_eq!(s["records computed"], 2);
     assert_eq!(s["hashes computed"], 2);
@@ -75,9 +121,21 @@ fn rerun_computes_nothing_and_front_pages_change_recomputes_records_only() {
     let (_, third) = p.run_json(&["run", "--front-pages", "10"]);
     let s = p.summary();
     assert_eq!(s["records computed"], 2);
-    assert_eq!(s["pages from the cache"], 16, "the first 8 pages of each come from the cache");
-    assert_eq!(s["pages read by pdfium"], 4, "pages 9 and 10 of each are read");
-    assert_eq!(record_for(&third, "a.pdf")["pages_read"]["front"].as_array().unwrap().len(), 10);
+    assert_eq!(
+        s["pages from the cache"], 16,
+        "the first 8 pages of each come from the cache"
+    );
+    assert_eq!(
+        s["pages read by pdfium"], 4,
+        "pages 9 and 10 of each are read"
+    );
+    assert_eq!(
+        record_for(&third, "a.pdf")["pages_read"]["front"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
 
     // --rehash reads the files again but finds the same records.
     p.run_json(&["run", "--front-pages", "10", "--rehash"]);
@@ -99,19 +157,58 @@ fn page_numbers_follow_the_offset_and_back_modes_select_pages() {
         let (out, r) = p.run_json(args);
         assert!(out.status.success() || out.status.code() == Some(1));
         let pr = &r[0]["pages_read"];
-        let v = |k: &str| pr[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect::<Vec<_>>();
+        let v = |k: &str| {
+            pr[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap() as u32)
+                .collect::<Vec<_>>()
+        };
         (v("front"), v("back"))
     };
-    let (f, b) = front_back(&["run", "--front-pages", "3", "--back-mode", "always", "--back-pages", "2"], "PAGE_NUM_OFFSET = 1\n");
+    let (f, b) = front_back(
+        &[
+            "run",
+            "--front-pages",
+            "3",
+            "--back-mode",
+            "always",
+            "--back-pages",
+            "2",
+        ],
+        "PAGE_NUM_OFFSET = 1\n",
+    );
     assert_eq!(f, vec![1, 2, 3]);
     assert_eq!(b, vec![pages - 1, pages]);
-    let (f, b) = front_back(&["run", "--front-pages", "3", "--back-mode", "always", "--back-pages", "2"], "PAGE_NUM_OFFSET = 0\n");
+    let (f, b) = front_back(
+        &[
+            "run",
+            "--front-pages",
+            "3",
+            "--back-mode",
+            "always",
+            "--back-pages",
+            "2",
+        ],
+        "PAGE_NUM_OFFSET = 0\n",
+    );
     assert_eq!(f, vec![0, 1, 2]);
     assert_eq!(b, vec![pages - 2, pages - 1]);
     let diag = p.root().join("cache/runs/latest/diagnostics/b");
-    assert!(diag.join("page-0.txt").exists(), "diagnostic names follow offset 0");
-    let (f, b) = front_back(&["run", "--front-pages", "10000", "--back-mode", "always"], "");
-    assert_eq!(f.len() as u32, pages, "max_pages larger than the document reads it all");
+    assert!(
+        diag.join("page-0.txt").exists(),
+        "diagnostic names follow offset 0"
+    );
+    let (f, b) = front_back(
+        &["run", "--front-pages", "10000", "--back-mode", "always"],
+        "",
+    );
+    assert_eq!(
+        f.len() as u32,
+        pages,
+        "max_pages larger than the document reads it all"
+    );
     assert!(b.is_empty(), "no page is read twice");
     let (_, b) = front_back(&["run", "--back-mode", "never", "--back-pages", "4"], "");
     assert!(b.is_empty());
@@ -123,8 +220,18 @@ fn invalid_settings_stop_before_any_work() {
     p.add(PAPER, "a.pdf");
     let cases: &[(&str, &[(&str, &str)], &[&str], &str)] = &[
         ("", &[("PAGE_NUM_OFFSET", "7")], &[], "PAGE_NUM_OFFSET"),
-        ("[MATTER_CONFIG.back]\nmode = \"sometimes\"\n", &[], &[], "sometimes"),
-        ("[VISION_ANALYSIS_THRESHOLDS]\nfull_page_image_ratio = 1.5\n", &[], &[], "full_page_image_ratio"),
+        (
+            "[MATTER_CONFIG.back]\nmode = \"sometimes\"\n",
+            &[],
+            &[],
+            "sometimes",
+        ),
+        (
+            "[VISION_ANALYSIS_THRESHOLDS]\nfull_page_image_ratio = 1.5\n",
+            &[],
+            &[],
+            "full_page_image_ratio",
+        ),
         ("NO_SUCH_SETTING = 1\n", &[], &[], "NO_SUCH_SETTING"),
         ("", &[], &["--back-mode", "sometimes"], "sometimes"),
     ];

@@ -13,7 +13,9 @@ pub struct TestProject {
 
 /// A fixture PDF under tests/fixtures.
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 impl TestProject {
@@ -72,7 +74,12 @@ impl TestProject {
 
     /// Runs `colophon <args> --json -q` and parses the records.
     pub fn run_json(&self, args: &[&str]) -> (Output, Vec<serde_json::Value>) {
-        let out = self.cmd().args(args).args(["--json", "-q"]).output().expect("running colophon");
+        let out = self
+            .cmd()
+            .args(args)
+            .args(["--json", "-q"])
+            .output()
+            .expect("running colophon");
         let records = String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -83,7 +90,8 @@ impl TestProject {
 
     /// The counts of the latest run's summary.md.
     pub fn summary(&self) -> BTreeMap<String, u64> {
-        let text = std::fs::read_to_string(self.root().join("cache/runs/latest/summary.md")).expect("summary.md");
+        let text = std::fs::read_to_string(self.root().join("cache/runs/latest/summary.md"))
+            .expect("summary.md");
         text.lines()
             .filter_map(|l| {
                 let cells: Vec<_> = l.trim_matches('|').split('|').map(str::trim).collect();
@@ -102,7 +110,10 @@ impl TestProject {
                     walk(&p, base, out);
                 } else {
                     let bytes = std::fs::read(&p).unwrap_or_default();
-                    out.insert(p.strip_prefix(base).unwrap().into(), blake3::hash(&bytes).to_hex().to_string());
+                    out.insert(
+                        p.strip_prefix(base).unwrap().into(),
+                        blake3::hash(&bytes).to_hex().to_string(),
+                    );
                 }
             }
         }
