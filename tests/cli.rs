@@ -181,6 +181,8 @@ fn page_numbers_follow_the_offset_and_back_modes_select_pages() {
     );
     assert_eq!(f, vec![1, 2, 3]);
     assert_eq!(b, vec![pages - 1, pages]);
+    // Diagnostics are written when a document is computed: start afresh.
+    std::fs::remove_dir_all(p.root().join("cache")).unwrap();
     let (f, b) = front_back(
         &[
             "run",
