@@ -477,14 +477,14 @@ static PRICE: LazyLock<Regex> = LazyLock::new(|| {
 
 static CITATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?:^\s*\[\d{1,3}\]|\(\d{4}[a-z]?\)|\bet al\b|\b\d{1,4}\s?\(\d{1,3}\)\s?[,:]|\bpp\.\s?\d|\bvol\.\s?\d|\bin proceedings\b|\bproc\.\s|“[^”]{8,}”)",
+        r#"(?:^\s*\[\d{1,3}\]|^\s*[a-z]+\s*=\s*[{"]|@[a-z]+\{|\(\d{4}[a-z]?\)|\bet al\b|\b\d{1,4}\s?\(\d{1,3}\)\s?[,:]|\bpp\.\s?\d|\bvol\.\s?\d|\bin proceedings\b|\bproc\.\s|“[^”]{8,}”)"#,
     )
     .unwrap()
 });
 
 /// The line looks like part of a bibliographic citation: a numbered
-/// reference, an author-year `(2005)`, `et al.`, `vol(issue)`, `pp.`, a
-/// quoted article title.
+/// reference, a BibTeX field, an author-year `(2005)`, `et al.`,
+/// `vol(issue)`, `pp.`, a quoted article title.
 pub fn citation_like(text: &str) -> bool {
     CITATION.is_match(&text.to_lowercase())
 }
@@ -809,6 +809,7 @@ mod tests {
         ));
         assert!(citation_like("[4] Donald Knuth. The TeXbook."));
         assert!(citation_like("Journal of Statistical Software, 46(7), 1–26."));
+        assert!(citation_like("  ee = {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"));
         assert!(!citation_like("ISBN 978-1-931971-36-2"));
         assert!(!citation_like("Second edition published 2022"));
     }
