@@ -321,7 +321,7 @@ fn classify(
         PageKind::Index
     } else if also_by.is_some_and(|(a, b)| (b - a) * 2 >= nonempty) {
         PageKind::AlsoBy
-    } else if imprint >= 2 && words < 700 {
+    } else if (imprint >= 3 && words < 700) || (imprint >= 2 && words < 300) {
         PageKind::Imprint
     } else if top_heading(&[
         "about the author",
@@ -461,7 +461,7 @@ static IMPRINT_MARKERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"\bisbn\b",
         r"\bpublished\b(?:\s+\w+){0,4}\s+by\b|first published|edition published|\bpublished in\b|出版发行|出版者",
         r"printed in\b|printed on\b|printed by\b|imprimé|gedruckt|\bprinting\b|reprinted|印\s*刷",
-        r"typeset|set in\b|\bsatz:|composition\b|cover design|umschlag|封面设计|责任编辑",
+        r"typeset\s+(?:in|by|with|using)\b|\bset\s+in\b|\bsatz:|cover design|umschlag|封面设计|责任编辑",
         r"permission is granted|verbatim cop|licen[cs]e[ds]? under|creative commons|\bcc by\b|open access",
         r"\bedition\b|\bauflage\b|\bédition\b|版\s*次",
     ]
@@ -477,7 +477,7 @@ static PRICE: LazyLock<Regex> = LazyLock::new(|| {
 
 static CITATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:^\s*\[\d{1,3}\]|^\s*[a-z]+\s*=\s*[{"]|@[a-z]+\{|\(\d{4}[a-z]?\)|\bet al\b|\b\d{1,4}\s?\(\d{1,3}\)\s?[,:]|\bpp\.\s?\d|\bvol\.\s?\d|\bin proceedings\b|\bproc\.\s|“[^”]{8,}”)"#,
+        r#"(?:^\s*\[\d{1,3}\]|^\s*(?:[a-z]+\s*)?=\s*[{"]|@[a-z]+\{|\(\d{4}[a-z]?\)|\bet al\b|\b\d{1,4}\s?\(\d{1,3}\)\s?[,:]|\bpp\.\s?\d|\bvol\.\s?\d|\bin proceedings\b|\bproc\.\s|“[^”]{8,}”)"#,
     )
     .unwrap()
 });
@@ -810,6 +810,7 @@ mod tests {
         assert!(citation_like("[4] Donald Knuth. The TeXbook."));
         assert!(citation_like("Journal of Statistical Software, 46(7), 1–26."));
         assert!(citation_like("  ee = {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"));
+        assert!(citation_like("= {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"));
         assert!(!citation_like("ISBN 978-1-931971-36-2"));
         assert!(!citation_like("Second edition published 2022"));
     }

@@ -218,6 +218,10 @@ static CIP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:\s:\s*[^:;|]{2,60}?,\s*\[?c?(\d{4})\b|(?:出版社|出版公司|书局|印书馆)\s*[，,]\s*(\d{4}))")
         .unwrap()
 });
+/// Lines carrying identifiers or addresses are not date lines.
+static IDENTIFIER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)isbn|issn|doi|https?:|www\.|@").unwrap());
+
 static LABELLED_OTHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:submitted|accepted|received|run through|typeset on|compiled|generated|last modified|printed on|downloaded|accessed|retrieved)\b")
         .unwrap()
@@ -403,9 +407,14 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
     }
     let dated = DATE.is_match(seg);
     let titleish = matches!(p.kind, PageKind::Title | PageKind::HalfTitle | PageKind::Imprint);
-    let margin = p.band(i) != Band::Body
-        || p.rel_top(i) < 0.22
-        || !(0.9..=1.15).contains(&p.rel_size(i));
+    // Off title pages a date line is short: a date in a sentence is prose.
+    if !titleish && words > 6 {
+        return None;
+    }
+    if IDENTIFIER.is_match(line) {
+        return None;
+    }
+    let margin = p.band(i) != Band::Body || p.rel_top(i) < 0.22 || p.rel_top(i) > 0.85;
     // A year standing alone, or in a short place/date line, counts on title
     // pages; a year in parentheses is a citation, not a date line.
     let bare = !dated
