@@ -1,14 +1,369 @@
-//! Finder for `doi` candidates. (stub: to be written)
+//! Finder for `doi` candidates: every DOI printed in the page text (`doi:`
+//! / `DOI` labels, `https://doi.org/...` and `dx.doi.org` URLs, bare
+//! `10.NNNN/...`), cleaned to the SPEC 7 form (lower case, no prefix, no
+//! trailing punctuation) and scored by where it is printed.
+//!
+//! A paper's own DOI sits in a first-page header or footer (`doi:` line in
+//! small type) or on the copyright page of a book; DOIs in a reference list,
+//! in citation-shaped lines or in running prose ("available from doi:...")
+//! belong to other works and score low. A DOI broken at the end of a line
+//! (`doi:10.18637/jss.` + `v021.i05`) is joined with the start of the line
+//! that continues it in the same column.
+//!
+//! Score semantics (`Candidate::score`):
+//! - `>= 0.8`: labelled DOI in the header/footer or small type of the first
+//!   pages, or on a copyright/imprint page; report it.
+//! - `0.5 ..< 0.8`: confident enough to report alone: a labelled DOI on its
+//!   own line in the front matter, or a labelled unlabelled-context DOI on
+//!   an imprint page.
+//! - `0.2 ..< 0.5`: weak: back-matter mention outside the references, a
+//!   bare DOI, or a DOI in prose; use only when corroborated.
+//! - `< 0.2`: another work's DOI (reference list, citation); never report.
 
-use crate::model::{Candidate, DocText};
+use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
+use crate::model::{Candidate, DocText, Field, Value};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Every `doi` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let pages = context::read(doc);
+    let mut out: Vec<Candidate> = Vec::new();
+    for p in &pages {
+        for i in 0..p.len() {
+            let t = p.text(i);
+            for m in DOI_START.find_iter(t) {
+                let Some(raw) = read_doi(p, i, m.start()) else {
+                    continue;
+                };
+                let Some(doi) = normalize(&raw) else {
+                    continue;
+                };
+                let (score, why) = score(p, i, m.start());
+                let value = Value::Text(doi);
+                match out
+                    .iter_mut()
+                    .find(|c| c.value == value && c.page == Some(p.index()))
+                {
+                    Some(c) if c.score >= score => {}
+                    Some(c) => {
+                        c.score = score;
+                        c.why = why;
+                    }
+                    None => out.push(Candidate {
+                        field: Field::Doi,
+                        value,
+                        score,
+                        page: Some(p.index()),
+                        via: p.via(),
+                        why,
+                    }),
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Cleans a DOI (prefixes, URL form, trailing punctuation) into the SPEC 7
 /// form (lower case, `10.`...), or `None` when it is not a DOI.
-pub fn normalize(_s: &str) -> Option<String> {
-    None
+pub fn normalize(s: &str) -> Option<String> {
+    let s = s.trim();
+    let lower = s.to_lowercase();
+    let start = DOI_HEAD.find(&lower)?.start();
+    // Whatever precedes the DOI must be a known prefix or nothing.
+    let head = lower[..start].trim();
+    let head_ok = head.is_empty()
+        || PREFIX.is_match(head)
+        || head.ends_with("doi.org/")
+        || head.ends_with("doi.org/:")
+        || head.ends_with("doi:");
+    if !head_ok {
+        return None;
+    }
+    let body: String = lower[start..]
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let body = trim_trailing(&body);
+    // OCR may read the registrant's digits with letter confusions.
+    let body = match body.split_once('/') {
+        Some((reg, suffix)) => format!("{}/{}", repair_registrant(reg), suffix),
+        None => return None,
+    };
+    if DOI_FULL.is_match(&body) {
+        Some(body)
+    } else {
+        None
+    }
+}
+
+static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:doi\s*[:：]?|digital object identifier\s*:?|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|info:doi/|urn:doi:)$")
+        .unwrap()
+});
+
+static DOI_START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b1[0O]\.[0-9OIl]{4,9}/").unwrap());
+
+/// Start of a DOI in lower-case text (OCR may read `1o.` for `10.`).
+static DOI_HEAD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"1[0o]\.").unwrap());
+
+static DOI_FULL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^10\.\d{4,9}/\S+$").unwrap());
+
+/// Label right before the DOI on its line.
+static LABEL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\bdoi\s*[:：]?|digital object identifier\s*:?|doi\.org/|dx\.doi\.org/)\s*$")
+        .unwrap()
+});
+
+/// A line that ends with a DOI label whose DOI is on the next line.
+static LABEL_AT_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:\bdoi\s*[:：]?|doi\.org/)\s*$").unwrap());
+
+fn repair_registrant(reg: &str) -> String {
+    reg.chars()
+        .map(|c| match c {
+            'o' | 'O' => '0',
+            'l' | 'I' | 'i' => '1',
+            x => x,
+        })
+        .collect()
+}
+
+/// Strips trailing punctuation that ends the sentence rather than the DOI,
+/// keeping a closing bracket that closes one opened inside the DOI.
+fn trim_trailing(s: &str) -> String {
+    let mut s = s.to_string();
+    loop {
+        let Some(last) = s.chars().last() else { break };
+        let strip = match last {
+            '.' | ',' | ';' | ':' | '"' | '\'' | '”' | '’' | '»' => true,
+            ')' => s.matches('(').count() < s.matches(')').count(),
+            ']' => s.matches('[').count() < s.matches(']').count(),
+            '>' => s.matches('<').count() < s.matches('>').count(),
+            '}' => s.matches('{').count() < s.matches('}').count(),
+            _ => false,
+        };
+        if !strip {
+            break;
+        }
+        s.pop();
+    }
+    s
+}
+
+/// The DOI text starting at byte `at` of line `i`, joined with the start of
+/// the continuation line when the DOI is visibly cut at the line end.
+fn read_doi(p: &PageCtx, i: usize, at: usize) -> Option<String> {
+    let t = p.text(i);
+    let token = t[at..].split_whitespace().next()?;
+    let mut doi = token.to_string();
+    let at_end = t[at + token.len()..].trim().is_empty();
+    if at_end {
+        let cut = doi.ends_with(['.', '-', '/', '_', ':'])
+            || doi.split_once('/').is_some_and(|(_, s)| s.len() < 2);
+        if let Some(j) = p.continuation(i).filter(|_| cut) {
+            let next = p.text(j).trim_start();
+            if let Some(first) = next.split_whitespace().next() {
+                let plausible = first
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+                    && first.chars().any(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '_')
+                    && !first.starts_with("http");
+                if plausible {
+                    doi.push_str(first);
+                }
+            }
+        }
+    }
+    Some(doi)
+}
+
+fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
+    let t = p.text(i);
+    let prefix = &t[..at];
+    let labelled = LABEL_BEFORE.is_match(prefix)
+        || (prefix.trim().is_empty()
+            && p.previous(i).is_some_and(|j| LABEL_AT_END.is_match(p.text(j))));
+    // Words before the label: a sentence or a citation, not a label line.
+    let lead = LABEL_BEFORE
+        .find(prefix)
+        .map_or(prefix, |m| &prefix[..m.start()]);
+    let lead_words = context::words(lead);
+    let where_ = format!("p{}", p.index());
+
+    if p.in_references(i) {
+        return (0.05, format!("DOI in a reference list ({where_})"));
+    }
+    if context::citation_like(t)
+        || p.previous(i).is_some_and(|j| context::citation_like(p.text(j)))
+    {
+        return (0.1, format!("DOI in a citation ({where_})"));
+    }
+    if matches!(p.kind, PageKind::AlsoBy | PageKind::Index) {
+        return (0.1, format!("DOI on an also-by/index page ({where_})"));
+    }
+    let early = p.part == Part::Front && p.index() <= 1;
+    let margin = p.band(i) != Band::Body
+        || p.rel_size(i) < 0.95
+        || p.rel_top(i) < 0.2
+        || p.rel_top(i) > 0.85;
+    let (s, why) = match (labelled, lead_words) {
+        (true, w) if w <= 3 && early && margin => (0.9, "labelled DOI in the first page's header/footer"),
+        (true, w) if w <= 3 && p.kind == PageKind::Imprint => (0.9, "labelled DOI on the imprint page"),
+        (true, w) if w <= 3 && p.part == Part::Front && p.index() <= 4 => {
+            (0.7, "labelled DOI on its own line in the front matter")
+        }
+        (true, w) if w <= 3 && p.part == Part::Front => (0.5, "labelled DOI in the front matter"),
+        (true, w) if w <= 3 => (0.45, "labelled DOI in the back matter"),
+        (true, _) => (0.2, "DOI in running text"),
+        (false, _) if p.kind == PageKind::Imprint => (0.6, "bare DOI on the imprint page"),
+        (false, w) if w == 0 && early && margin => (0.5, "bare DOI in the first page's margin"),
+        (false, _) => (0.2, "bare DOI"),
+    };
+    (s, format!("{why} ({where_})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::context::testutil::*;
+    use crate::model::PageText;
+
+    fn run(pages: &[PageText], count: u32) -> Vec<Candidate> {
+        find(&DocText {
+            pages,
+            page_count: count,
+        })
+    }
+
+    fn best(c: &[Candidate]) -> Option<(String, f32)> {
+        c.iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|c| match &c.value {
+                Value::Text(s) => (s.clone(), c.score),
+                _ => unreachable!(),
+            })
+    }
+
+    #[test]
+    fn normalizes_forms() {
+        assert_eq!(
+            normalize("https://doi.org/10.18637/JSS.v087.i07.").as_deref(),
+            Some("10.18637/jss.v087.i07")
+        );
+        assert_eq!(
+            normalize("doi: 10.1000/xyz123),").as_deref(),
+            Some("10.1000/xyz123")
+        );
+        assert_eq!(
+            normalize("DOI 10.1002/1096-987x(200102)22:3<273::aid-jcc1004>3.0.co;2-y.").as_deref(),
+            Some("10.1002/1096-987x(200102)22:3<273::aid-jcc1004>3.0.co;2-y")
+        );
+        assert_eq!(normalize("http://dx.doi.org/10.1145/3.4").as_deref(), Some("10.1145/3.4"));
+        assert_eq!(normalize("see 10.1000/abc"), None, "prose before");
+        assert_eq!(normalize("10.10/abc"), None, "registrant too short");
+        assert_eq!(normalize("doi:"), None);
+    }
+
+    fn jss_first_page() -> PageText {
+        let mut lines = vec![
+            ("Journal of Statistical Software", 27.9, 96.4),
+            ("JSS", 10.9, 111.6),
+            ("October 2018, Volume 87, Issue 7.", 10.0, 130.0),
+            ("doi: 10.18637/jss.v087.i07", 10.0, 130.0),
+            ("Flexible Self-Organizing Maps in kohonen 3.0", 17.2, 222.0),
+        ];
+        let body: Vec<(&str, f32, f32)> = (0..30)
+            .map(|k| (PROSE, 10.9, 300.0 + 13.0 * k as f32))
+            .collect();
+        lines.extend(body);
+        lines.push(("The complete data is available from doi:10.4121/uuid:", 10.9, 700.0));
+        lines.push(("6e6d3c8f-8a7e-4e1b-b8d6-2c3a0a3f9a11 for download.", 10.9, 713.0));
+        page(0, &lines)
+    }
+
+    #[test]
+    fn paper_header_doi_beats_references_and_prose() {
+        let mut refs: Vec<&str> = vec![PROSE, PROSE, "References"];
+        refs.extend([
+            "Bergmeir C, Benítez J (2012). “Neural Networks in R Using the Stuttgart Neural Network",
+            "Simulator: RSNNS.” Journal of Statistical Software, 46(7), 1–26. doi:10.18637/jss.",
+            "v046.i07.",
+            "Kohonen T (1995). Self-Organizing Maps. Springer-Verlag, Berlin. doi:10.1007/",
+            "978-3-642-97610-0.",
+        ]);
+        let back = body(16, 80.0, &refs);
+        let c = run(&[jss_first_page(), back], 18);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "10.18637/jss.v087.i07");
+        assert!(s >= 0.8);
+        let get = |d: &str| c.iter().find(|c| c.value == Value::Text(d.into())).map(|c| c.score);
+        assert!(get("10.18637/jss.v046.i07").unwrap() < 0.2, "joined across lines, low");
+        assert!(get("10.1007/978-3-642-97610-0").unwrap() < 0.2);
+        let prose = c
+            .iter()
+            .find(|c| matches!(&c.value, Value::Text(s) if s.starts_with("10.4121/")))
+            .unwrap();
+        assert!(prose.score < 0.5);
+    }
+
+    #[test]
+    fn reference_only_paper_has_no_confident_doi() {
+        let mut lines: Vec<&str> = std::iter::repeat_n(PROSE, 8).collect();
+        lines.push("References");
+        lines.push("Zeileis A (2006). “Implementing a Class of Structural Change Tests.”");
+        lines.push("Computational Statistics & Data Analysis, 50, 2987–3008. doi:");
+        lines.push("10.1016/j.csda.2005.07.001.");
+        let p = body(25, 80.0, &lines);
+        let c = run(&[p], 30);
+        assert_eq!(c.len(), 1);
+        assert_eq!(best(&c).unwrap().0, "10.1016/j.csda.2005.07.001");
+        assert!(c[0].score < 0.2);
+    }
+
+    #[test]
+    fn copyright_page_doi() {
+        let p = body(
+            2,
+            100.0,
+            &[
+                "Northbound University Press",
+                "© the chapters their several authors, 2021",
+                "This book is published open access under a CC BY 4.0 licence.",
+                "ISBN 978-1-80511-017-0 (hardback)",
+                "DOI 10.57120/NUP.0117",
+            ],
+        );
+        let c = run(&[p], 16);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "10.57120/nup.0117");
+        assert!(s >= 0.8);
+    }
+
+    #[test]
+    fn url_form_in_footer() {
+        let mut lines: Vec<(&str, f32, f32)> = (0..30)
+            .map(|k| (PROSE, 10.0, 100.0 + 13.0 * k as f32))
+            .collect();
+        lines.push(("https://doi.org/10.1145/3302424.3303968", 8.0, 760.0));
+        let c = run(&[page(0, &lines)], 12);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "10.1145/3302424.3303968");
+        assert!(s >= 0.8);
+    }
+
+    #[test]
+    fn ocr_doi_registrant_repaired() {
+        let p = ocr(body(
+            2,
+            100.0,
+            &["All rights reserved.", "ISBN 978-1-83729-511-1", "DOI 1O.53204/9781837295128"],
+        ));
+        assert_eq!(best(&run(&[p], 15)).unwrap().0, "10.53204/9781837295128");
+    }
 }

@@ -1,14 +1,765 @@
-//! Finder for `isbn` candidates. (stub: to be written)
+//! Finder for `isbn` candidates: every ISBN printed in the page text, each
+//! scored by how it is printed (labelled or merely ISBN-shaped) and where
+//! (copyright page, title page, back cover, or an "also by" list, a
+//! reference list, a citation, a price list).
+//!
+//! A number is only an ISBN candidate when it validates (check digit; an
+//! ISBN-13 must start with 978 or 979) *and* is either labelled (`ISBN`,
+//! `ISBN-13:`, `eISBN`, `书号：ISBN`, a list after one label joined by `or`
+//! or commas) or formatted like an ISBN (hyphenated groups, a 13-digit
+//! 978/979 barcode line). A bare 10-digit number is never taken: it could
+//! be anything (`2147483648` passes the ISBN-10 checksum), and a number
+//! under an LCCN, ISSN or phone label is skipped. ISBN-10s are converted to
+//! ISBN-13. OCR pages are read with digit confusions repaired.
+//!
+//! When a book lists several ISBNs (hardback, paperback, ebook, volumes,
+//! set) each is a candidate; the first listed scores a little higher, and a
+//! volume ISBN for a different volume than the one the title page names
+//! scores lower.
+//!
+//! Score semantics (`Candidate::score`):
+//! - `>= 0.8`: labelled on the copyright/imprint page or the title page;
+//!   report it.
+//! - `0.5 ..< 0.8`: confident enough to report alone: labelled on a back
+//!   cover, a colophon, a paper's cover sheet or other front page.
+//! - `0.2 ..< 0.5`: weak: unlabelled but ISBN-formatted, or labelled in
+//!   running text; use only when corroborated or nothing better exists.
+//! - `< 0.2`: almost surely another book's (also-by list, reference list,
+//!   citation, price list); kept for diagnostics, never report.
 
-use crate::model::{Candidate, DocText};
+use crate::extract::context::{self, PageCtx, PageKind, Part};
+use crate::model::{Candidate, DocText, Field, Value};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Every `isbn` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let pages = context::read(doc);
+    let volume = doc_volume(&pages);
+    let mut out = Vec::new();
+    for p in &pages {
+        let mut found = Vec::new();
+        for i in 0..p.len() {
+            scan_line(p, i, &mut found);
+        }
+        if found.is_empty() {
+            continue;
+        }
+        let mut distinct: Vec<&str> = Vec::new();
+        for f in &found {
+            if !distinct.contains(&f.isbn.as_str()) {
+                distinct.push(&f.isbn);
+            }
+        }
+        let price_list = distinct.len() >= 3
+            && p.kind != PageKind::Imprint
+            && (0..p.len()).any(|i| context::has_price(p.text(i)));
+        let mut page_out: Vec<Candidate> = Vec::new();
+        for f in &found {
+            let rank = distinct.iter().position(|d| *d == f.isbn).unwrap_or(0);
+            let (score, why) = score(p, f, volume.as_deref(), rank, price_list);
+            match page_out
+                .iter_mut()
+                .find(|c| c.value == Value::Text(f.isbn.clone()))
+            {
+                Some(c) if c.score >= score => {}
+                Some(c) => {
+                    c.score = score;
+                    c.why = why;
+                }
+                None => page_out.push(Candidate {
+                    field: Field::Isbn,
+                    value: Value::Text(f.isbn.clone()),
+                    score,
+                    page: Some(p.index()),
+                    via: p.via(),
+                    why,
+                }),
+            }
+        }
+        out.extend(page_out);
+    }
+    out
 }
 
 /// Validates an ISBN-10 or ISBN-13 written in any usual way and returns the
 /// 13 digits, or `None` when it is not a valid ISBN.
-pub fn to_isbn13(_s: &str) -> Option<String> {
+pub fn to_isbn13(s: &str) -> Option<String> {
+    let s = s.trim();
+    let s = LABEL_PREFIX
+        .find(s)
+        .map_or(s, |m| &s[m.end()..])
+        .trim_start_matches([':', '：', '#', ' ']);
+    let mut digits = String::new();
+    for c in s.chars() {
+        match c {
+            '0'..='9' => digits.push(c),
+            'X' | 'x' => digits.push('X'),
+            '-' | '‐' | '‑' | '–' | ' ' | '\u{a0}' | '.' => {}
+            _ => return None,
+        }
+    }
+    if digits[..digits.len().saturating_sub(1)].contains('X') {
+        return None;
+    }
+    match digits.len() {
+        13 if !digits.contains('X')
+            && (digits.starts_with("978") || digits.starts_with("979"))
+            && check13(&digits[..12]) == digits.as_bytes()[12] - b'0' =>
+        {
+            Some(digits)
+        }
+        10 => {
+            let sum: u32 = digits
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    let v = if c == 'X' { 10 } else { c as u32 - '0' as u32 };
+                    v * (10 - i as u32)
+                })
+                .sum();
+            if sum % 11 != 0 {
+                return None;
+            }
+            let body = format!("978{}", &digits[..9]);
+            let check = check13(&body);
+            Some(format!("{body}{check}"))
+        }
+        _ => None,
+    }
+}
+
+/// ISBN-13 / EAN-13 check digit of 12 digits.
+fn check13(d12: &str) -> u8 {
+    let sum: u32 = d12
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| (b - b'0') as u32 * if i % 2 == 0 { 1 } else { 3 })
+        .sum();
+    ((10 - sum % 10) % 10) as u8
+}
+
+/// How the number was printed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    /// After an ISBN label.
+    Labelled,
+    /// `978-1-84921-713-2` without a label.
+    Hyphen13,
+    /// `9781915862402` / `9 781915 862402` (barcode line) without a label.
+    Bare13,
+    /// `0-87611-203-3` without a label.
+    Hyphen10,
+}
+
+#[derive(Debug, Clone)]
+struct Found {
+    isbn: String,
+    line: usize,
+    shape: Shape,
+    /// Words around the number that say what it is for ("hardback",
+    /// "volume 2", "ebook"), lower case.
+    qualifier: String,
+    /// The label is inside parentheses: "Title (ISBN ...)".
+    paren: bool,
+    /// The label (or number) is preceded on its line by citation-like text.
+    cited: bool,
+}
+
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)")
+        .unwrap()
+});
+
+static LABEL_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?isbn(?:[-‐]?1[03])?").unwrap());
+
+/// Between a label and its number: an optional "(hbk)" and punctuation.
+static AFTER_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:\(([^)]{1,30})\))?\s*[:：#.]?\s*").unwrap());
+
+/// After a number: an optional "(paperback)" qualifier.
+static QUALIFIER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*[\(\[]([^)\]]{1,40})[\)\]]").unwrap());
+
+/// A joiner to a further number under the same label.
+static CHAIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:,|;|/|\bor\b|\boder\b|\bou\b|\band\b|\bund\b|\bo\b)\s*").unwrap()
+});
+
+/// Labels of other numbers that look like ISBN-10s.
+static OTHER_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:lccn|control\s+n(?:umber|o)|card\s+n(?:umber|o)|issn|doi|tel\b|tel\.|phone|fax|call\s+n|\+\s*$|catalog(?:ue)?\s+n)")
+        .unwrap()
+});
+
+static YEAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(?:1[5-9]|20)\d{2}\b").unwrap());
+
+static VOLUME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:volume|vol\.|band|bd\.|tome|tomo|part)\s+(\d{1,2}|[ivx]{1,4}|one|two|three|four)\b")
+        .unwrap()
+});
+
+fn is_sep(c: char) -> bool {
+    matches!(c, '-' | '‐' | '‑' | '–' | ' ' | '\u{a0}')
+}
+
+fn is_hyphen(c: char) -> bool {
+    matches!(c, '-' | '‐' | '‑' | '–')
+}
+
+/// Reads an ISBN-shaped number at the start of `s`: digit groups joined by
+/// single hyphens or spaces, 10 digits (the last may be X) or 13 digits.
+/// Returns the byte length read, the ISBN-13 and the count of hyphens.
+fn read_number(s: &str) -> Option<(usize, String, usize)> {
+    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut digits = String::new();
+    let mut hyphens = 0;
+    // (end byte, digit count, hyphens so far)
+    let mut ends: Vec<(usize, usize, usize)> = Vec::new();
+    let mut prev_sep = false;
+    for (i, c) in s.char_indices() {
+        let next = s[i + c.len_utf8()..].chars().next();
+        if c.is_ascii_digit() || ((c == 'X' || c == 'x') && digits.len() == 9) {
+            digits.push(c.to_ascii_uppercase());
+            prev_sep = false;
+            let end = i + c.len_utf8();
+            if c == 'X' || c == 'x' {
+                if !next.is_some_and(|n| n.is_alphanumeric()) {
+                    ends.push((end, 10, hyphens));
+                }
+                break;
+            }
+            if digits.len() > 13 {
+                break;
+            }
+            if !next.is_some_and(|n| n.is_alphanumeric())
+                && (digits.len() == 10 || digits.len() == 13)
+            {
+                ends.push((end, digits.len(), hyphens));
+            }
+        } else if is_sep(c) && !prev_sep {
+            let ok = next.is_some_and(|n| {
+                n.is_ascii_digit() || ((n == 'X' || n == 'x') && digits.len() == 9)
+            });
+            if !ok {
+                break;
+            }
+            if is_hyphen(c) {
+                hyphens += 1;
+            }
+            prev_sep = true;
+        } else {
+            break;
+        }
+    }
+    // Prefer a valid ISBN-13; an ISBN-10 only when the number does not go
+    // on with a hyphen (then it is part of something longer).
+    for &(end, n, h) in ends.iter().rev() {
+        let raw: String = digits.chars().take(n).collect();
+        if n == 10 {
+            let cont = s[end..].chars().next().is_some_and(is_hyphen);
+            if cont {
+                continue;
+            }
+        }
+        if let Some(isbn) = to_isbn13(&raw) {
+            return Some((end, isbn, h));
+        }
+    }
     None
+}
+
+fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
+    let t = p.digits(i);
+    let line_cited = context::citation_like(t);
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+
+    for m in LABEL.find_iter(t) {
+        let prefix = &t[..m.start()];
+        let paren = prefix.trim_end().ends_with('(');
+        let cited = line_cited || cited_prefix(prefix);
+        let mut q = String::new();
+        // Qualifier words right before the label ("Paperback ISBN").
+        let before: Vec<&str> = prefix.split_whitespace().rev().take(2).collect();
+        for w in before.iter().rev() {
+            q.push_str(&w.to_lowercase());
+            q.push(' ');
+        }
+        q.push_str(&m.as_str().to_lowercase());
+        let mut pos = m.end();
+        let Some(a) = AFTER_LABEL.captures(&t[pos..]) else {
+            continue;
+        };
+        if let Some(x) = a.get(1) {
+            q.push(' ');
+            q.push_str(&x.as_str().to_lowercase());
+        }
+        pos += a.get(0).map_or(0, |x| x.end());
+        let start = pos;
+        while let Some((len, isbn, _)) = read_number(&t[pos..]) {
+            pos += len;
+            let mut qual = q.clone();
+            if let Some(c) = QUALIFIER.captures(&t[pos..]) {
+                qual.push(' ');
+                qual.push_str(&c[1].to_lowercase());
+                pos += c.get(0).map_or(0, |x| x.end());
+            }
+            found.push(Found {
+                isbn,
+                line: i,
+                shape: Shape::Labelled,
+                qualifier: qual,
+                paren,
+                cited,
+            });
+            match CHAIN.find(&t[pos..]) {
+                Some(c) if t[pos + c.end()..].starts_with(|ch: char| ch.is_ascii_digit()) => {
+                    pos += c.end();
+                }
+                _ => break,
+            }
+        }
+        taken.push((m.start(), pos.max(start)));
+    }
+
+    // ISBN-shaped numbers without a label.
+    let mut idx = 0;
+    while idx < t.len() {
+        let c = t[idx..].chars().next().unwrap_or(' ');
+        let clen = c.len_utf8();
+        if !c.is_ascii_digit() || taken.iter().any(|&(a, b)| idx >= a && idx < b) {
+            idx += clen;
+            continue;
+        }
+        let prev = t[..idx].chars().next_back();
+        if prev.is_some_and(|pc| pc.is_alphanumeric() || "/._:-‐‑–".contains(pc)) {
+            // Inside a DOI, a URL, a longer number or a word: skip the run.
+            idx += clen;
+            while idx < t.len() && t[idx..].starts_with(|ch: char| ch.is_ascii_digit()) {
+                idx += 1;
+            }
+            continue;
+        }
+        let Some((len, isbn, hyphens)) = read_number(&t[idx..]) else {
+            idx += clen;
+            while idx < t.len() && t[idx..].starts_with(|ch: char| ch.is_ascii_digit()) {
+                idx += 1;
+            }
+            continue;
+        };
+        let raw = &t[idx..idx + len];
+        let ndigits = raw.chars().filter(|ch| ch.is_ascii_alphanumeric()).count();
+        let shape = match (ndigits, hyphens) {
+            (13, h) if h >= 3 => Some(Shape::Hyphen13),
+            (13, _) => Some(Shape::Bare13),
+            (10, 3) => Some(Shape::Hyphen10),
+            _ => None,
+        };
+        let window_start = t[..idx]
+            .char_indices()
+            .rev()
+            .nth(29)
+            .map_or(0, |(b, _)| b);
+        let other = OTHER_LABEL.is_match(&t[window_start..idx]);
+        if let (Some(shape), false) = (shape, other) {
+            let prefix = &t[..idx];
+            found.push(Found {
+                isbn,
+                line: i,
+                shape,
+                qualifier: String::new(),
+                paren: prefix.trim_end().ends_with('('),
+                cited: line_cited || cited_prefix(prefix),
+            });
+        }
+        idx += len;
+    }
+}
+
+/// Text before an ISBN that reads like a citation: words with a year
+/// ("Springer-Verlag 1993 (ISBN ...") or a comma-separated publisher and
+/// place ("Addison-Wesley, Reading, Massachusetts, 1984, ISBN ...").
+fn cited_prefix(prefix: &str) -> bool {
+    // A CIP line strings several identifiers with `|`: only the text since
+    // the last bar belongs to this label.
+    let prefix = prefix.rsplit('|').next().unwrap_or(prefix);
+    let words = context::words(prefix);
+    (words >= 1 && YEAR.is_match(prefix)) || (words >= 3 && prefix.matches(',').count() >= 2)
+}
+
+/// The volume number the title pages name ("Volume 1"), if any.
+fn doc_volume(pages: &[PageCtx]) -> Option<String> {
+    pages
+        .iter()
+        .filter(|p| {
+            p.part == Part::Front && matches!(p.kind, PageKind::Title | PageKind::HalfTitle)
+        })
+        .flat_map(|p| (0..p.len()).map(move |i| p.text(i)))
+        .filter(|t| !t.to_lowercase().contains("isbn"))
+        .find_map(|t| VOLUME.captures(t).map(|c| volume_number(&c[1])))
+}
+
+fn volume_number(s: &str) -> String {
+    match s.to_lowercase().as_str() {
+        "i" | "one" => "1".into(),
+        "ii" | "two" => "2".into(),
+        "iii" | "three" => "3".into(),
+        "iv" | "four" => "4".into(),
+        "v" => "5".into(),
+        other => other.to_string(),
+    }
+}
+
+fn score(
+    p: &PageCtx,
+    f: &Found,
+    volume: Option<&str>,
+    rank: usize,
+    price_list: bool,
+) -> (f32, String) {
+    let (mut s, shape) = match f.shape {
+        Shape::Labelled => (0.85, "ISBN label"),
+        Shape::Hyphen13 => (0.45, "hyphenated ISBN-13, no label"),
+        Shape::Bare13 => (0.35, "978/979 number, no label"),
+        Shape::Hyphen10 => (0.25, "hyphenated ISBN-10, no label"),
+    };
+    let labelled = f.shape == Shape::Labelled;
+    let (factor, place) = if p.in_references(f.line) {
+        (0.1, "in a reference list")
+    } else if p.in_also_by(f.line) {
+        (0.1, "in an also-by list")
+    } else {
+        match p.kind {
+            PageKind::Imprint => (if labelled { 1.06 } else { 1.0 }, "on the imprint page"),
+            PageKind::Title | PageKind::HalfTitle => (0.95, "on a title page"),
+            PageKind::BackCover => (0.8, "on the back cover"),
+            PageKind::AboutAuthor => (0.5, "on an about-the-author page"),
+            PageKind::Contents => (0.5, "on a contents page"),
+            PageKind::Index => (0.3, "in the index"),
+            PageKind::AlsoBy => (0.1, "on an also-by page"),
+            PageKind::References | PageKind::Body => match p.part {
+                Part::Front => (0.7, "in front-matter text"),
+                Part::Back => (0.6, "in back-matter text"),
+            },
+        }
+    };
+    s *= factor;
+    let mut why = format!("{shape} {place} (p{})", p.index());
+    if f.cited {
+        s *= 0.2;
+        why.push_str(", in a citation");
+    }
+    if f.paren {
+        s *= 0.6;
+        why.push_str(", in parentheses after a title");
+    }
+    if price_list {
+        s *= 0.3;
+        why.push_str(", on a page listing several priced books");
+    }
+    if let Some(c) = VOLUME.captures(&f.qualifier) {
+        let n = volume_number(&c[1]);
+        match volume {
+            Some(v) if v == n => {
+                s += 0.03;
+                why.push_str(", for this volume");
+            }
+            Some(_) => {
+                s *= 0.5;
+                why.push_str(", for another volume");
+            }
+            None => {}
+        }
+    } else if f.qualifier.contains("set") {
+        s *= 0.95;
+        why.push_str(", for the set");
+    }
+    if !f.qualifier.is_empty() {
+        let q = f.qualifier.trim();
+        if q.len() > 4 {
+            why.push_str(&format!(" [{q}]"));
+        }
+    }
+    s -= 0.01 * rank.min(5) as f32;
+    (s.clamp(0.0, 1.0), why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::context::testutil::*;
+    use crate::model::PageText;
+
+    fn run(pages: &[PageText], count: u32) -> Vec<Candidate> {
+        find(&DocText {
+            pages,
+            page_count: count,
+        })
+    }
+
+    fn best(c: &[Candidate]) -> Option<(String, f32)> {
+        c.iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|c| match &c.value {
+                Value::Text(s) => (s.clone(), c.score),
+                _ => unreachable!(),
+            })
+    }
+
+    fn score_of(c: &[Candidate], isbn: &str) -> f32 {
+        c.iter()
+            .filter(|c| c.value == Value::Text(isbn.into()))
+            .map(|c| c.score)
+            .fold(-1.0, f32::max)
+    }
+
+    #[test]
+    fn validates_and_converts() {
+        assert_eq!(
+            to_isbn13("978-1-915862-40-2").as_deref(),
+            Some("9781915862402")
+        );
+        assert_eq!(to_isbn13("0-87611-203-3").as_deref(), Some("9780876112038"));
+        assert_eq!(to_isbn13("ISBN 0-8044-2957-X").as_deref(), Some("9780804429573"));
+        assert_eq!(to_isbn13("ISBN-13: 979-8-39518-662-1").as_deref(), Some("9798395186621"));
+        assert_eq!(to_isbn13("978-1-915862-40-3"), None, "bad check digit");
+        assert_eq!(to_isbn13("977-1-915862-40-2"), None, "not a Bookland prefix");
+        assert_eq!(to_isbn13("0-87611-203-4"), None);
+        assert_eq!(to_isbn13("12345"), None);
+        assert_eq!(to_isbn13("0-87X11-203-3"), None);
+    }
+
+    #[test]
+    fn copyright_page_beats_also_by_page() {
+        let also = body(
+            1,
+            100.0,
+            &[
+                "Also by Imogen Treadwell",
+                "Paper Trails: Record-Keeping in Early Modern England",
+                "(ISBN 978-1-84921-713-2)",
+                "Counting the Poor: Parish Relief and Its Records, 1601–1834",
+                "(ISBN 978-1-84921-758-3)",
+            ],
+        );
+        let copy = body(
+            4,
+            80.0,
+            &[
+                "Second edition published 2022",
+                "by Harwick & Lowe",
+                "© 2015, 2022 Imogen Treadwell",
+                "Library of Congress Cataloging-in-Publication Data",
+                "Identifiers: LCCN 2021038846 (print) | LCCN 2021038847 (ebook) | ISBN 9781915862402",
+                "(hardback) | ISBN 9781915862419 (paperback) | ISBN 9781915862426 (ebook)",
+                "LC record available at https://lccn.loc.gov/2021038846",
+                "ISBN: 978-1-915862-40-2 (hbk)",
+                "ISBN: 978-1-915862-41-9 (pbk)",
+                "ISBN: 978-1-915862-42-6 (ebk)",
+            ],
+        );
+        let c = run(&[also, copy], 200);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "9781915862402");
+        assert!(s >= 0.8, "{s}");
+        assert!(score_of(&c, "9781849217132") < 0.2);
+        assert!(score_of(&c, "9781849217583") < 0.2);
+        assert!(score_of(&c, "9781915862426") >= 0.8);
+        // LCCNs are not read as ISBN-10s.
+        assert!(c.iter().all(|c| c.value != Value::Text("9782021038840".into())));
+        assert!(c.iter().all(|c| match &c.value {
+            Value::Text(s) => s.starts_with("978"),
+            _ => false,
+        }));
+    }
+
+    #[test]
+    fn unlabelled_ten_digit_numbers_are_not_isbns() {
+        let p = body(
+            2,
+            100.0,
+            &[
+                "The counter wraps at 2147483648 and then at 4294967296.",
+                "Call 0123456789 for orders.",
+            ],
+        );
+        assert!(run(&[p], 100).is_empty());
+    }
+
+    #[test]
+    fn labelled_isbn10_and_lccn_on_old_copyright_page() {
+        let p = body(
+            2,
+            100.0,
+            &[
+                "Copyright © 1972 by Agnes Thornquist and Beatrice L. Hume",
+                "All rights reserved.",
+                "Library of Congress Catalog Card Number: 72-81345",
+                "ISBN 0-87611-203-3",
+                "Published by Millbrook Craft Books, 220 East 23rd Street, New York, N.Y. 10010",
+            ],
+        );
+        let c = run(&[p], 15);
+        assert_eq!(c.len(), 1);
+        assert_eq!(best(&c).unwrap().0, "9780876112038");
+        assert!(c[0].score >= 0.8);
+    }
+
+    #[test]
+    fn citation_isbn_loses() {
+        let mut lines: Vec<&str> = std::iter::repeat_n(PROSE, 25).collect();
+        lines.push("1 Addison-Wesley, Reading,Massachusetts, 1984, ISBN 0-201-13448-9");
+        let p = body(2, 80.0, &lines);
+        let c = run(&[p], 97);
+        assert_eq!(c.len(), 1);
+        assert!(c[0].score < 0.2, "{}", c[0].score);
+    }
+
+    #[test]
+    fn reference_list_isbns_lose() {
+        let p = body(
+            47,
+            80.0,
+            &[
+                "Literatura",
+                "[4] Donald Knuth. The TEXbook. Addison Wesley Publishing Company. Eleventh prin-",
+                "ting, revised, May 1991, ISBN 0-201-13447-0",
+                "[5] Petr Olšák. Typografický systém TEX. Konvoj, Brno 2000, ISBN 80-85615-91-6",
+            ],
+        );
+        let c = run(&[p], 48);
+        assert!(!c.is_empty());
+        assert!(c.iter().all(|c| c.score < 0.2));
+    }
+
+    #[test]
+    fn back_cover_and_colophon_isbn() {
+        let colophon = body(
+            15,
+            300.0,
+            &[
+                "Notes from a Night Train was published in 2019 by Small Hours",
+                "Press, Vancouver, British Columbia.",
+                "ISBN 978-1-7752013-6-6",
+                "Set in Palatino. Printed on recycled paper.",
+            ],
+        );
+        let cover = body(
+            16,
+            500.0,
+            &[
+                "Eleven essays written on night trains across three continents.",
+                "SMALL HOURS PRESS",
+                "CAD $19.95",
+                "ISBN 978-1-7752013-6-6",
+                "9 781775 201366",
+            ],
+        );
+        let c = run(&[colophon, cover], 17);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "9781775201366");
+        assert!(s >= 0.8);
+        let on_cover: Vec<_> = c.iter().filter(|c| c.page == Some(16)).collect();
+        assert_eq!(on_cover.len(), 1, "barcode line merges with the label");
+        assert!(on_cover[0].score >= 0.5);
+    }
+
+    #[test]
+    fn price_list_loses() {
+        let p = body(
+            14,
+            100.0,
+            &[
+                PROSE,
+                PROSE,
+                PROSE,
+                PROSE,
+                "More from the same house:",
+                "Paper Trails  ISBN 978-1-84921-713-2  $24.95",
+                "Counting the Poor  ISBN 978-1-84921-758-3  $29.95",
+                "Initiation  ISBN 978-1-84921-902-0  $19.95",
+            ],
+        );
+        let c = run(&[p], 17);
+        assert_eq!(c.len(), 3);
+        assert!(c.iter().all(|c| c.score < 0.2), "{c:?}");
+    }
+
+    #[test]
+    fn volume_isbn_preferred_over_other_volume() {
+        let title = page(
+            1,
+            &[
+                ("Catalogue of the Bequest", 20.0, 100.0),
+                ("Volume 1: Manuscripts and Charters", 14.0, 200.0),
+                ("compiled by", 10.0, 300.0),
+                ("Eleanor Stride", 12.0, 320.0),
+            ],
+        );
+        let copy = body(
+            2,
+            100.0,
+            &[
+                "Published by Hallgarth College Library, Durham",
+                "© Hallgarth College and Eleanor Stride 2014",
+                "ISBN 978-1-9164927-1-4 (volume 2)",
+                "ISBN 978-1-9164927-0-7 (volume 1)",
+                "ISBN 978-1-9164927-2-1 (set of two volumes)",
+            ],
+        );
+        let c = run(&[title, copy], 15);
+        assert_eq!(best(&c).unwrap().0, "9781916492707");
+        assert!(score_of(&c, "9781916492714") < 0.5);
+        assert!(score_of(&c, "9781916492721") >= 0.5);
+    }
+
+    #[test]
+    fn chained_and_foreign_labels() {
+        let p = body(
+            2,
+            100.0,
+            &[
+                "图书在版编目（CIP）数据",
+                "书     号：ISBN 978-1-62041-512-2",
+                "ISBN : 978-1-84921-902-0",
+                "Springer-Verlag 1993 (ISBN 3-540-56441-1 or 0-387-56441-1).",
+                "eISBN 978-1-83729-512-8",
+            ],
+        );
+        let c = run(&[p], 16);
+        for v in [
+            "9781620415122",
+            "9781849219020",
+            "9783540564416",
+            "9780387564418",
+            "9781837295128",
+        ] {
+            assert!(score_of(&c, v) > 0.0, "{v} missing: {c:?}");
+        }
+        assert!(score_of(&c, "9780387564418") < 0.2, "cited");
+    }
+
+    #[test]
+    fn ocr_isbn_with_confusions_and_spaces() {
+        let p = ocr(body(
+            3,
+            100.0,
+            &[
+                "Copyright © 2O22 Imogen Treadwell",
+                "All rights reserved.",
+                "ISBN 978 l 9l5862 4O 2 (hbk)",
+            ],
+        ));
+        let c = run(&[p], 16);
+        assert_eq!(best(&c).unwrap().0, "9781915862402");
+    }
+
+    #[test]
+    fn isbn_digits_inside_a_doi_are_not_read() {
+        let p = body(2, 100.0, &["DOI 10.53204/9781837295128", "All rights reserved."]);
+        assert!(run(&[p], 15).is_empty());
+    }
 }

@@ -1,13 +1,243 @@
-//! Finder for `lccn` candidates. (stub: to be written)
+//! Finder for `lccn` (Library of Congress Control Number) candidates.
+//!
+//! Only labelled numbers are taken ("Library of Congress Control Number",
+//! "LCCN", "Library of Congress Catalog Card Number", "LC Control Number",
+//! the CIP line "LC record available at https://lccn.loc.gov/..."), so an
+//! LCCN is never guessed from a bare number and never confused with an
+//! ISBN-10 (the ISBN finder in turn skips numbers under these labels). A
+//! classification ("Library of Congress class QA401", "LCC D16.12") is not
+//! an LCCN. Values are normalised the Library of Congress way: blanks
+//! removed, the serial after a hyphen zero-padded to six digits
+//! (`75-12345` → `75012345`, `2004-12345` → `2004012345`).
+//!
+//! When a CIP block gives a print and an ebook LCCN, the print one scores a
+//! little higher.
+//!
+//! Score semantics (`Candidate::score`):
+//! - `>= 0.8`: labelled on the copyright/imprint page; report it.
+//! - `0.5 ..< 0.8`: labelled elsewhere in the front or back matter; confident
+//!   enough to report alone.
+//! - `< 0.2`: labelled inside a reference list or citation; never report.
 
-use crate::model::{Candidate, DocText};
+use crate::extract::context::{self, PageCtx, PageKind};
+use crate::model::{Candidate, DocText, Field, Value};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Every `lccn` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let pages = context::read(doc);
+    let mut out: Vec<Candidate> = Vec::new();
+    for p in &pages {
+        for i in 0..p.len() {
+            let t = p.digits(i);
+            for m in LABEL.find_iter(t) {
+                let rest = &t[m.end()..];
+                let Some(v) = VALUE.captures(rest) else {
+                    continue;
+                };
+                let Some(lccn) = normalize(&v[1]) else {
+                    continue;
+                };
+                let after = &rest[v.get(0).map_or(0, |x| x.end())..];
+                let (score, why) = score(p, i, m.as_str(), after);
+                let value = Value::Text(lccn);
+                match out
+                    .iter_mut()
+                    .find(|c| c.value == value && c.page == Some(p.index()))
+                {
+                    Some(c) if c.score >= score => {}
+                    Some(c) => {
+                        c.score = score;
+                        c.why = why;
+                    }
+                    None => out.push(Candidate {
+                        field: Field::Loc,
+                        value,
+                        score,
+                        page: Some(p.index()),
+                        via: p.via(),
+                        why,
+                    }),
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Normalises an LCCN (`2004012345`, `75-12345` -> `75012345`), or `None`.
-pub fn normalize(_s: &str) -> Option<String> {
-    None
+pub fn normalize(s: &str) -> Option<String> {
+    let s = s.trim();
+    let s = URL.find(s).map_or(s, |m| &s[m.end()..]);
+    // Drop a revision/suffix part ("/r85", "/AC").
+    let s = s.split('/').next().unwrap_or("");
+    let compact: String = s
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
+    let c = SHAPE.captures(&compact)?;
+    let prefix = c.get(1).map_or("", |m| m.as_str());
+    let year = &c[2];
+    let serial = c.get(3).or(c.get(4)).map_or("", |m| m.as_str());
+    if serial.is_empty() || serial.len() > 6 {
+        return None;
+    }
+    if year.len() == 4 && !(year.starts_with("20")) {
+        // Four-digit years are used from 2001 on.
+        return None;
+    }
+    Some(format!("{prefix}{year}{serial:0>6}"))
+}
+
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:library\s+of\s+congress\s+(?:control|catalog(?:ue)?(?:\s+card)?|card)\s+(?:number|no\.?)|\blccn\b|\blc\s+control\s+(?:number|no\.?)|lccn\.loc\.gov/)",
+    )
+    .unwrap()
+});
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:https?://)?lccn\.loc\.gov/").unwrap());
+
+/// The value after a label: optional punctuation, then prefix letters, a
+/// two- or four-digit year and a serial (hyphenated or six digits).
+static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b")
+        .unwrap()
+});
+
+static SHAPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([a-z]{0,3})(\d{4}|\d{2})(?:[-‐–](\d{1,6})|(\d{6}))$").unwrap()
+});
+
+fn score(p: &PageCtx, i: usize, label: &str, after: &str) -> (f32, String) {
+    let where_ = format!("p{}", p.index());
+    if p.in_references(i) || context::citation_like(p.text(i)) {
+        return (0.1, format!("LCCN label in a citation ({where_})"));
+    }
+    let url = label.to_lowercase().contains("loc.gov");
+    let (mut s, why) = match p.kind {
+        PageKind::Imprint if url => (0.85, "LC record URL on the imprint page"),
+        PageKind::Imprint => (0.9, "LCCN label on the imprint page"),
+        PageKind::AlsoBy | PageKind::Index => (0.15, "LCCN label on an also-by/index page"),
+        _ => (0.6, "LCCN label"),
+    };
+    let q = after.trim_start().to_lowercase();
+    if q.starts_with("(print") {
+        s += 0.03;
+    } else if q.starts_with("(ebook") || q.starts_with("(e-book") || q.starts_with("(online") {
+        s -= 0.1;
+    }
+    (s, format!("{why} ({where_})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::context::testutil::*;
+    use crate::model::PageText;
+
+    fn run(pages: &[PageText], count: u32) -> Vec<Candidate> {
+        find(&DocText {
+            pages,
+            page_count: count,
+        })
+    }
+
+    fn best(c: &[Candidate]) -> Option<String> {
+        c.iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|c| match &c.value {
+                Value::Text(s) => s.clone(),
+                _ => unreachable!(),
+            })
+    }
+
+    #[test]
+    fn normalizes_modern_and_old_forms() {
+        assert_eq!(normalize("2004012345").as_deref(), Some("2004012345"));
+        assert_eq!(normalize("75-12345").as_deref(), Some("75012345"));
+        assert_eq!(normalize("72-81345").as_deref(), Some("72081345"));
+        assert_eq!(normalize("2001-1234").as_deref(), Some("2001001234"));
+        assert_eq!(normalize("sn 85-1234").as_deref(), Some("sn85001234"));
+        assert_eq!(normalize("https://lccn.loc.gov/2021038846").as_deref(), Some("2021038846"));
+        assert_eq!(normalize("79-2345/r85").as_deref(), Some("79002345"));
+        assert_eq!(normalize("1234567890"), None, "ten digits but no 20xx year");
+        assert_eq!(normalize("QA401"), None);
+    }
+
+    #[test]
+    fn cip_block_print_lccn_wins() {
+        let p = body(
+            4,
+            300.0,
+            &[
+                "© 2015, 2022 Imogen Treadwell",
+                "Library of Congress Cataloging-in-Publication Data",
+                "Identifiers: LCCN 2021038846 (print) | LCCN 2021038847 (ebook) | ISBN 9781915862402",
+                "Classification: LCC D16.12 .T74 2022 (print) | DDC 907.2—dc23",
+                "LC record available at https://lccn.loc.gov/2021038846",
+            ],
+        );
+        let c = run(&[p], 16);
+        assert_eq!(best(&c).as_deref(), Some("2021038846"));
+        assert!(c.iter().all(|c| c.score >= 0.5));
+        assert!(c.iter().all(|c| c.value != Value::Text("9781915862402".into())));
+    }
+
+    #[test]
+    fn old_catalog_card_number_not_isbn() {
+        let p = body(
+            2,
+            100.0,
+            &[
+                "Copyright © 1972 by Agnes Thornquist",
+                "All rights reserved.",
+                "Library of Congress Catalog Card Number: 72-81345",
+                "ISBN 0-87611-203-3",
+            ],
+        );
+        let c = run(&[p], 15);
+        assert_eq!(c.len(), 1);
+        assert_eq!(best(&c).as_deref(), Some("72081345"));
+        assert!(c[0].score >= 0.8);
+    }
+
+    #[test]
+    fn control_number_label_and_classification_is_not_lccn() {
+        let p = body(
+            1,
+            100.0,
+            &[
+                "Copyright © 1983–2021 Thaddeus H. Black.",
+                "U.S. Library of Congress class QA401.",
+                "Library of Congress Control Number: 2004012345",
+            ],
+        );
+        let c = run(&[p], 800);
+        assert_eq!(c.len(), 1);
+        assert_eq!(best(&c).as_deref(), Some("2004012345"));
+    }
+
+    #[test]
+    fn no_label_no_lccn() {
+        let p = body(
+            2,
+            100.0,
+            &["ISBN 2004012345", "中国版本图书馆 CIP 数据核字（2021）第 031857 号"],
+        );
+        assert!(run(&[p], 16).is_empty());
+    }
+
+    #[test]
+    fn ocr_lccn() {
+        let p = ocr(body(
+            2,
+            100.0,
+            &["All rights reserved.", "Library of Congress Catalog Card Number: 72-8l345"],
+        ));
+        assert_eq!(best(&run(&[p], 15)).as_deref(), Some("72081345"));
+    }
 }

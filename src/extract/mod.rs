@@ -6,6 +6,7 @@
 use crate::model::{Candidate, DocText, InfoMeta};
 
 pub mod authors;
+pub mod context;
 pub mod doi;
 pub mod edition;
 pub mod info;
