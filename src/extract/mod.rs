@@ -10,6 +10,7 @@ pub mod doi;
 pub mod edition;
 pub mod info;
 pub mod isbn;
+pub mod layout;
 pub mod lccn;
 pub mod publisher;
 pub mod title;
