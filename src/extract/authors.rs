@@ -382,6 +382,11 @@ pub(crate) fn classify(text: &str) -> LineKind {
     if CREDIT.is_match(raw) || CJK_CREDIT.is_match(raw) {
         return LineKind::Credit;
     }
+    if COPYRIGHT.is_match(raw) {
+        // Copyright holders are read apart (see `statement_names`): they are
+        // as often the publisher as the authors.
+        return LineKind::Other;
+    }
     let had_link = EMAIL.is_match(raw);
     let mut t = EMAIL.replace_all(raw, " ").to_string();
     t = t
@@ -666,7 +671,7 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     let front = layout.is_front(pl.page);
     let display = pl.is_display();
     let has_heading = heading.size >= layout.body_size * 1.2;
-    if !display && !(has_heading && heading.top < pl.page.height * 0.45) {
+    if !(display || has_heading && heading.top < pl.page.height * 0.45) {
         return;
     }
     let heading_is_names = matches!(classify(&heading.text), LineKind::Names { .. });
@@ -1194,14 +1199,22 @@ mod tests {
                     ("For version 2.85", 9.1, 272.0),
                 ],
             ),
-            page(
+            // The text layer cuts the copyright line after the © sign.
+            page_of(
                 1,
-                &[
-                    ("This file documents Asymptote, version 2.85.", 9.1, 627.0),
-                    (
-                        "Copyright © 2004-23 Andy Hammerlindl, John Bowman, and Tom Prince.",
-                        9.1,
-                        659.0,
+                vec![
+                    line_at(
+                        "This file documents Asymptote, version 2.85.",
+                        10.9,
+                        627.2,
+                        90.0,
+                    ),
+                    line_at("Copyright ©", 10.9, 659.1, 90.0),
+                    line_at(
+                        "2004-23 Andy Hammerlindl, John Bowman, and Tom Prince.",
+                        10.9,
+                        659.4,
+                        155.8,
                     ),
                 ],
             ),

@@ -155,9 +155,12 @@ pub struct Block {
 #[derive(Debug, Clone)]
 pub struct PageLayout<'a> {
     pub page: &'a PageText,
-    /// Per line: page number, running head, watermark.
+    /// Per line of `page`: page number, running head, watermark.
     pub furniture: Vec<bool>,
-    /// Blocks of non-furniture lines, top to bottom.
+    /// The non-furniture lines with fragments of one baseline merged
+    /// ("Copyright ©" + "2004 Jane Doe"), top to bottom.
+    pub rows: Vec<TextLine>,
+    /// Blocks of rows, top to bottom (`Block::lines` index `rows`).
     pub blocks: Vec<Block>,
     /// Lines of running text (body size, long): many of them = a text page.
     pub body_lines: usize,
@@ -167,16 +170,12 @@ impl PageLayout<'_> {
     /// A page set for display (title, half-title, copyright, dedication)
     /// rather than a page of running text.
     pub fn is_display(&self) -> bool {
-        self.body_lines < 6
+        self.body_lines < 6 && self.content_lines().count() <= 30
     }
 
-    /// Lines that are not furniture, with their indices.
+    /// The rows (merged non-furniture lines) with their indices.
     pub fn content_lines(&self) -> impl Iterator<Item = (usize, &TextLine)> {
-        self.page
-            .lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.furniture[*i])
+        self.rows.iter().enumerate()
     }
 
     /// The block with the largest font, first one on ties.
@@ -215,16 +214,16 @@ impl<'a> Layout<'a> {
             .iter()
             .zip(furniture)
             .map(|(page, furniture)| {
-                let blocks = blocks(page, &furniture);
-                let body_lines = page
-                    .lines
+                let rows = rows(page, &furniture);
+                let blocks = blocks(&rows, page.width);
+                let body_lines = rows
                     .iter()
-                    .zip(&furniture)
-                    .filter(|(l, f)| !**f && is_body_line(l, page, body_size))
+                    .filter(|l| is_body_line(l, page, body_size))
                     .count();
                 PageLayout {
                     page,
                     furniture,
+                    rows,
                     blocks,
                     body_lines,
                 }
@@ -351,22 +350,69 @@ pub fn same_size(a: f32, b: f32) -> bool {
     (a - b).abs() <= 0.08 * a.max(b)
 }
 
-/// Groups non-furniture lines into blocks: a line joins the nearest open
-/// block above it that has its font size, overlaps it horizontally (or is
-/// centred with it) and is close below it.
-fn blocks(page: &PageText, furniture: &[bool]) -> Vec<Block> {
-    let mut out: Vec<Block> = Vec::new();
-    for (i, l) in page.lines.iter().enumerate() {
-        if furniture[i] || l.text.trim().is_empty() {
-            continue;
+/// Merges the non-furniture lines that sit on one baseline next to each
+/// other (a text layer may cut a line where the font changes, or around a
+/// superscript); lines far apart on one baseline (two columns of author
+/// names) stay apart.
+fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
+    let mut order: Vec<&TextLine> = page
+        .lines
+        .iter()
+        .zip(furniture)
+        .filter(|(l, f)| !**f && !l.text.trim().is_empty())
+        .map(|(l, _)| l)
+        .collect();
+    order.sort_by(|a, b| {
+        a.bbox
+            .top
+            .total_cmp(&b.bbox.top)
+            .then(a.bbox.x0.total_cmp(&b.bbox.x0))
+    });
+    let mut out: Vec<(TextLine, usize)> = Vec::new(); // (row, chars of its main fragment)
+    for l in order {
+        let chars = l.text.chars().count();
+        let near = out.iter().rposition(|(r, _)| {
+            let size = r.size.max(l.size);
+            (r.bbox.top - l.bbox.top).abs() <= size * 0.35
+                && l.bbox.x0 >= r.bbox.x1 - size * 0.5
+                && l.bbox.x0 - r.bbox.x1 <= size * 1.5
+        });
+        match near {
+            Some(k) => {
+                let (r, main) = &mut out[k];
+                let joiner = match (r.text.chars().last(), l.text.chars().next()) {
+                    (Some(a), Some(b)) if is_cjk(a) && is_cjk(b) => "",
+                    _ => " ",
+                };
+                r.text = format!("{}{joiner}{}", r.text.trim_end(), l.text.trim_start());
+                r.bbox.top = r.bbox.top.min(l.bbox.top);
+                r.bbox.bottom = r.bbox.bottom.max(l.bbox.bottom);
+                r.bbox.x1 = r.bbox.x1.max(l.bbox.x1);
+                if chars > *main {
+                    r.size = l.size;
+                    r.bold = l.bold;
+                    *main = chars;
+                }
+            }
+            None => out.push((l.clone(), chars)),
         }
+    }
+    out.into_iter().map(|(r, _)| r).collect()
+}
+
+/// Groups rows into blocks: a row joins the nearest open block above it
+/// that has its font size, overlaps it horizontally (or is centred with
+/// it) and is close below it.
+fn blocks(rows: &[TextLine], page_width: f32) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for (i, l) in rows.iter().enumerate() {
         let b = l.bbox;
         let fits = |blk: &Block| {
-            let last = &page.lines[*blk.lines.last().unwrap()];
+            let last = &rows[*blk.lines.last().unwrap()];
             let gap = b.top - last.bbox.bottom;
             let pitch = b.top - last.bbox.top;
             let overlap = b.x0 < blk.x1 && b.x1 > blk.x0;
-            let centred = ((b.x0 + b.x1) / 2.0 - (blk.x0 + blk.x1) / 2.0).abs() < page.width * 0.08;
+            let centred = ((b.x0 + b.x1) / 2.0 - (blk.x0 + blk.x1) / 2.0).abs() < page_width * 0.08;
             same_size(l.size, blk.size)
                 && pitch > l.size * 0.5
                 && gap < l.size * 0.9
@@ -394,7 +440,7 @@ fn blocks(page: &PageText, furniture: &[bool]) -> Vec<Block> {
         }
     }
     for blk in &mut out {
-        blk.text = join_lines(blk.lines.iter().map(|&i| page.lines[i].text.as_str()));
+        blk.text = join_lines(blk.lines.iter().map(|&i| rows[i].text.as_str()));
     }
     out
 }

@@ -63,7 +63,7 @@ static SECTION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?ix)^(?:(?:chapter|chapitre|kapitel|cap[ií]tulo|capitolo|part|teil|partie|section|
         lecture|lesson|unit|appendix|anhang|volume|vol\.|band|tome|tomo|book|livre|buch)
         \s+(?:\d+|[ivxlc]+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)\b
-        |第\s*\S{1,3}\s*[章节卷部篇]|\d{1,2}(?:\.\d+)*\.\s+\p{Lu}|\d{1,2}(?:\.\d+)+\s+\p{Lu})",
+        |第\s*\S{1,3}\s*[章节卷部篇]|\d{1,2}(?:\.\d+)*\.\s+\p{Lu}|\d{1,2}(?:\.\d+)+\s+\p{Lu}|\d{1,2}\s+\p{Lu}\w*$)",
     )
     .unwrap()
 });
@@ -134,8 +134,15 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
         return None;
     }
     let words: Vec<&str> = t.split_whitespace().collect();
-    // A sentence of running text.
-    if words.len() >= 8 && t.ends_with('.') {
+    // A sentence of running text, or a contents entry with dot leaders.
+    let last_word = words.last().copied().unwrap_or("");
+    if (words.len() >= 4
+        && t.ends_with('.')
+        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
+        || t.contains(". . .")
+        || t.contains("....")
+        || t.contains("···")
+    {
         return None;
     }
     let mut penalty = 0.0;
@@ -250,6 +257,9 @@ fn push_pair(
     }
 }
 
+static INSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:universit\w*|institut\w*|department|dept\.|laborator\w*|college|school|inc\.|gmbh|ltd\.?|corporation|research\s+cent(?:er|re))\b|@").unwrap()
+});
 static IMPRINT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:press|verlag|fachverlag|publish\w*|books|editions?|éditions|edizioni|editorial|editora|library|house|media)\b|出版社|出版|书局|書局").unwrap()
 });
@@ -311,7 +321,7 @@ fn heading_candidates(
                 )
         });
         let names_below = kinds.iter().any(|(i, k)| {
-            let l = &pl.page.lines[*i];
+            let l = &pl.rows[*i];
             matches!(k, LineKind::Names { .. })
                 && !b.lines.contains(i)
                 && l.bbox.top >= b.bottom - 1.0
@@ -397,10 +407,13 @@ fn subtitle_under(pl: &PageLayout, bi: usize) -> Option<String> {
     if next.text.split_whitespace().count() > 30 {
         return None;
     }
-    if matches!(
-        classify(&next.text),
-        LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
-    ) {
+    let byline = next.lines.iter().any(|&i| {
+        matches!(
+            classify(&pl.rows[i].text),
+            LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
+        )
+    });
+    if byline || INSTITUTION.is_match(&next.text) {
         return None;
     }
     let sub = clean_subtitle(&next.text)?;
