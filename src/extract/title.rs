@@ -93,7 +93,7 @@ static NEVER: LazyLock<Regex> = LazyLock::new(|| {
 static DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?ix)^(?:(?:revised|updated|printed|published|version|as\s+of)\s+)?
-        (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+)?
+        (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|fevr|avr|mai|juin|juil|août|aout|déc|mär|okt|dez|ene|abr|ago|dic|gen|giu|lug|ott|set)\p{L}*\.?\s+)?
         (?:\d{1,2},?\s+)?\(?\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?\)?\.?$",
     )
     .unwrap()
@@ -193,7 +193,9 @@ fn clean_subtitle(text: &str) -> Option<String> {
         .trim_start_matches(['(', '（'])
         .trim_end_matches([')', '）'])
         .trim();
-    (t.chars().filter(|c| c.is_alphabetic()).count() >= 2).then(|| t.to_string())
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = t.chars().filter(|c| c.is_ascii_digit()).count();
+    (letters >= 2 && letters > digits).then(|| t.to_string())
 }
 
 /// Splits "Title: Subtitle" (also " : " and the full-width colon).
@@ -260,6 +262,9 @@ fn push_pair(
 static INSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:universit\w*|institut\w*|department|dept\.|laborator\w*|college|school|inc\.|gmbh|ltd\.?|corporation|research\s+cent(?:er|re))\b|@").unwrap()
 });
+static IMPRINT_PAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)©|\bcopyright\b|all rights reserved|cataloging|cataloguing|\bCIP\b|在版编目|dépôt légal|bibliografische information|printed in\b").unwrap()
+});
 static IMPRINT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:press|verlag|fachverlag|publish\w*|books|editions?|éditions|edizioni|editorial|editora|library|house|media)\b|出版社|出版|书局|書局").unwrap()
 });
@@ -307,10 +312,18 @@ fn heading_candidates(
             && title_penalty(&l.text).is_some()
     });
 
+    // The copyright page is set small and names the book in passing.
+    let imprint_page = pl
+        .content_lines()
+        .any(|(_, l)| IMPRINT_PAGE.is_match(&l.text));
+    let first_sub = plausible
+        .first()
+        .and_then(|&(bi, _)| subtitle_block(pl, bi));
     for (rank, &(bi, penalty)) in plausible.iter().enumerate().take(2) {
         let b = &pl.blocks[bi];
         let ratio = b.size / body;
-        if rank > 0 && ratio < 1.15 {
+        if rank > 0 && (ratio < 1.15 || first_sub == Some(bi)) {
+            // Small print, or the subtitle of the first candidate.
             continue;
         }
         let names_elsewhere = kinds.iter().any(|(i, k)| {
@@ -348,11 +361,25 @@ fn heading_candidates(
             (0.12, String::from("heading on a text page"))
         };
         score += (ratio - 1.0).clamp(0.0, 1.5) * 0.1;
+        if ratio < 1.0 {
+            score -= 0.25;
+        } else if display && ratio < 1.1 {
+            score -= 0.1;
+        }
+        if imprint_page {
+            score -= 0.2;
+            why.push_str(", copyright page");
+        }
         if rank > 0 {
             score -= 0.15;
         }
-        if matches!(classify(&b.text), LineKind::Names { .. }) && plausible.len() > 1 {
-            // The author's name set large above or below the title.
+        if matches!(classify(&b.text), LineKind::Names { .. })
+            && !names_elsewhere
+            && plausible.len() > 1
+        {
+            // The author's name set large above or below the title (with
+            // another byline on the page, this is a title that reads like
+            // a name, such as "Coastal Commons").
             score -= 0.25;
         }
         score -= penalty;
@@ -389,14 +416,26 @@ fn echoes(text: &str, pi: usize, folded_pages: &[String]) -> usize {
 /// The subtitle: the next block under the title, smaller (or a "Volume 1:
 /// ..." line), close below it, and not a byline, credit or bare edition.
 fn subtitle_under(pl: &PageLayout, bi: usize) -> Option<String> {
+    subtitle_block(pl, bi).and_then(|ni| subtitle_text(pl, bi, ni))
+}
+
+/// The block right under block `bi`, if it reads as its subtitle.
+fn subtitle_block(pl: &PageLayout, bi: usize) -> Option<usize> {
     let b = &pl.blocks[bi];
-    let next: &Block = pl
+    let ni = pl
         .blocks
         .iter()
         .enumerate()
         .filter(|(i, x)| *i != bi && x.top >= b.bottom - 1.0)
         .min_by(|a, c| a.1.top.total_cmp(&c.1.top))?
-        .1;
+        .0;
+    subtitle_text(pl, bi, ni).map(|_| ni)
+}
+
+/// Block `ni` cleaned as the subtitle of block `bi`, if it can be one.
+fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
+    let b = &pl.blocks[bi];
+    let next: &Block = &pl.blocks[ni];
     if next.top - b.bottom > b.size * 4.0 {
         return None;
     }
@@ -428,7 +467,7 @@ static CIP_NEXT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^(?:Names|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
 });
 static COLOPHON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(\p{Lu}[^\n]{2,150}?)\s+(?:was|is|were)\s+(?:first\s+|originally\s+)?(?:published|typeset|set\s+in|printed|designed|produced)\b").unwrap()
+    Regex::new(r"(?m)^(\p{Lu}[^\n]{2,150}?)\s+(?:was|is)\s+(?:first\s+|originally\s+)?published\s+(?:in\s+\d{4}\s+)?by\b").unwrap()
 });
 
 /// Titles stated in words: CIP data and colophon sentences.
