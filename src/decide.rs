@@ -194,14 +194,27 @@ fn surnames(names: &[String]) -> Vec<String> {
 }
 
 /// The subtitle emitted together with a title candidate (same page, source
-/// and score).
+/// and score; for vision and Info, the best subtitle of that source).
 fn paired_subtitle<'a>(title: &Candidate, all: &'a [Candidate]) -> Option<&'a Candidate> {
-    all.iter().find(|s| {
-        s.field == Field::Subtitle
-            && s.page == title.page
-            && s.via == title.via
-            && s.score == title.score
-    })
+    let same_source =
+        |s: &&Candidate| s.field == Field::Subtitle && s.page == title.page && s.via == title.via;
+    if let Some(s) = all
+        .iter()
+        .filter(same_source)
+        .find(|s| s.score == title.score)
+    {
+        return Some(s);
+    }
+    // A vision answer or the Info dictionary gives one title and one
+    // subtitle per source, scored apart; on a page of text several title
+    // candidates each bring their own subtitle, so only the exact pair counts.
+    if matches!(title.via, Via::Vision | Via::PdfInfo) {
+        return all
+            .iter()
+            .filter(same_source)
+            .max_by(|a, b| a.score.total_cmp(&b.score));
+    }
+    None
 }
 
 /// A title candidate with its paired subtitle appended, for comparing with
@@ -402,5 +415,41 @@ mod tests {
         assert_eq!(d.metadata.authors, vec!["W. N. Venables", "D. M. Smith"]);
         assert_eq!(d.metadata.isbn.as_deref(), Some("9781915862419"));
         assert_eq!(d.metadata.year, None);
+    }
+
+    #[test]
+    fn vision_title_brings_its_subtitle_and_agrees_with_text() {
+        let c = vec![
+            title("An Introduction to R", 0.5, 0),
+            cand(
+                Field::Title,
+                Value::Text("An Introduction to R".into()),
+                0.6,
+                Some(0),
+                Via::Vision,
+            ),
+            cand(
+                Field::Subtitle,
+                Value::Text("Notes on R: A Programming Environment".into()),
+                0.45,
+                Some(0),
+                Via::Vision,
+            ),
+            // A second heading on the same text page brings its own subtitle.
+            title("Appendix", 0.2, 0),
+            cand(
+                Field::Subtitle,
+                Value::Text("Sample session".into()),
+                0.2,
+                Some(0),
+                Via::Text,
+            ),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.sources[&Field::Title], (Some(0), Via::Vision));
+        assert_eq!(
+            d.metadata.subtitle.as_deref(),
+            Some("Notes on R: A Programming Environment")
+        );
     }
 }

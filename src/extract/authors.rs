@@ -100,8 +100,10 @@ static NOTE_DIGITS: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 static SPLIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\s*(?:[;,，、]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*")
-        .unwrap()
+    Regex::new(
+        r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
+    )
+    .unwrap()
 });
 static HONORIFIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:(?:Dr|Prof|RNDr|Mgr|Ing|Doc|Mr|Mrs|Ms|Sir|Dame|Rev|Fr|Hon)\.?\s+)+|,?\s+(?:Ph\.?\s?D\.?|M\.?D\.?|M\.?A\.?|M\.?Sc\.?|B\.?A\.?|CSc\.?|DrSc\.?|FRS)\.?$")

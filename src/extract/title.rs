@@ -357,6 +357,9 @@ fn heading_candidates(
             (s, why)
         } else if b.top < height * 0.45 && names_below && ratio >= 1.05 {
             (0.65, String::from("paper heading over a byline"))
+        } else if pl.page.index == 0 && rank == 0 && b.top < height * 0.45 && ratio >= 1.15 {
+            // A paper whose byline was not recognised still opens with its title.
+            (0.4, String::from("first-page heading"))
         } else {
             (0.12, String::from("heading on a text page"))
         };
@@ -456,7 +459,12 @@ fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
         return None;
     }
     let sub = clean_subtitle(&next.text)?;
-    if !volume && (NEVER.is_match(&sub) || DATE.is_match(&sub)) {
+    if !volume
+        && (NEVER.is_match(&sub)
+            || DATE.is_match(&sub)
+            || GENRE.is_match(&sub)
+            || LABEL.is_match(&sub))
+    {
         return None;
     }
     Some(sub)
