@@ -1,10 +1,455 @@
-//! Merges candidates from every source into one [`Decision`]. (stub)
+//! Merges candidates from every source (page text of front and back
+//! matter, OCR, vision answers, the existing Info dictionary) into one
+//! [`Decision`].
+//!
+//! Per field, candidates that say the same thing are clustered (titles by
+//! token overlap, authors by their set of surnames, identifiers by their
+//! normalised value). A cluster is worth its best candidate's score plus a
+//! bonus for each further source (another page, another `Via`) that agrees,
+//! so a title printed on the half-title, the title page and in the Info
+//! dictionary beats a lone heading. The best cluster wins if it reaches the
+//! field's minimum score; below that nothing is reported, because a wrong
+//! value costs as much as a missing one.
+//!
+//! The subtitle is not decided on its own: it is the subtitle found with
+//! the winning title (same page and source), so title and subtitle always
+//! come from one reading of one page.
 
-use crate::model::{Candidate, Decision};
+use crate::extract::layout::{fold, token_f1, tokens};
+use crate::model::{Candidate, Decision, Field, Metadata, Value, Via};
 
 /// Bump when the merge rules change.
 pub const DECIDE_VERSION: u32 = 1;
 
-pub fn decide(_candidates: &[Candidate]) -> Decision {
-    Decision::default()
+/// Below this cluster score a field is left empty.
+pub fn min_score(field: Field) -> f32 {
+    match field {
+        Field::Title => 0.3,
+        Field::Authors => 0.3,
+        _ => 0.3,
+    }
+}
+
+/// Each agreeing candidate from another source adds this share of its own
+/// score, up to [`MAX_BONUS`] in all.
+const AGREEMENT_SHARE: f32 = 0.5;
+const MAX_BONUS: f32 = 0.35;
+
+/// Title candidates closer than this (token F1) say the same thing.
+const TITLE_AGREEMENT: f32 = 0.85;
+
+/// Picks one value per field from all candidates.
+pub fn decide(candidates: &[Candidate]) -> Decision {
+    let mut d = Decision::default();
+    let person_names: Vec<String> = candidates
+        .iter()
+        .filter_map(|c| match &c.value {
+            Value::Names(n) if c.field == Field::Authors => Some(n.iter().map(|x| fold(x))),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+
+    for field in Field::ALL {
+        if field == Field::Subtitle {
+            continue;
+        }
+        let mut cands: Vec<&Candidate> = candidates.iter().filter(|c| c.field == field).collect();
+        if field == Field::Title {
+            // A "title" that is an author's name (a common Info mistake) is not one.
+            cands.retain(|c| match &c.value {
+                Value::Text(t) => !person_names.contains(&fold(t)),
+                _ => true,
+            });
+        }
+        if cands.is_empty() {
+            continue;
+        }
+        let full: Vec<String> = cands.iter().map(|c| full_title(c, candidates)).collect();
+        let order = sorted_by_score(&cands);
+        let clusters = cluster(field, &cands, &full, &order);
+        let Some((members, score)) = clusters
+            .into_iter()
+            .map(|m| {
+                let s = cluster_score(&cands, &m);
+                (m, s)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        else {
+            continue;
+        };
+        if score < min_score(field) {
+            continue;
+        }
+        let top = cands[members[0]];
+        set(&mut d.metadata, field, &top.value);
+        d.sources.insert(field, (top.page, top.via));
+        if field == Field::Title {
+            let title = text_of(&top.value);
+            if let Some(sub) = members
+                .iter()
+                .filter_map(|&i| paired_subtitle(cands[i], candidates))
+                .find(|s| !subsumed(s, title))
+            {
+                d.metadata.subtitle = Some(text_of(&sub.value).to_string());
+                d.sources.insert(Field::Subtitle, (sub.page, sub.via));
+            }
+        }
+    }
+    d
+}
+
+fn sorted_by_score(cands: &[&Candidate]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    // Stable: on equal scores the earlier candidate (front pages first) wins.
+    order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score));
+    order
+}
+
+/// Greedy clustering in score order: each candidate joins the first
+/// cluster whose leader it agrees with. Leaders are the best of their
+/// cluster, so `members[0]` is the value reported.
+fn cluster(
+    field: Field,
+    cands: &[&Candidate],
+    full: &[String],
+    order: &[usize],
+) -> Vec<Vec<usize>> {
+    let mut clusters: Vec<Vec<usize>> = Vec::new();
+    for &i in order {
+        let home = clusters
+            .iter()
+            .position(|m| agree(field, cands[m[0]], cands[i], &full[m[0]], &full[i]));
+        match home {
+            Some(k) => clusters[k].push(i),
+            None => clusters.push(vec![i]),
+        }
+    }
+    clusters
+}
+
+/// The leader's score plus a share of each agreeing candidate from a source
+/// not yet counted (a page of the text, OCR, vision, Info).
+fn cluster_score(cands: &[&Candidate], members: &[usize]) -> f32 {
+    let lead = cands[members[0]];
+    let mut seen: Vec<(Option<u32>, Via)> = vec![(lead.page, lead.via)];
+    let mut bonus = 0.0;
+    for &i in &members[1..] {
+        let c = cands[i];
+        if seen.contains(&(c.page, c.via)) {
+            continue;
+        }
+        seen.push((c.page, c.via));
+        bonus += AGREEMENT_SHARE * c.score;
+    }
+    lead.score + bonus.min(MAX_BONUS)
+}
+
+/// Whether two candidates of one field say the same thing.
+fn agree(field: Field, a: &Candidate, b: &Candidate, full_a: &str, full_b: &str) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Text(x), Value::Text(y)) => match field {
+            Field::Title | Field::Subtitle | Field::Publisher => {
+                let pairs = [
+                    (x.as_str(), y.as_str()),
+                    (full_a, y),
+                    (x, full_b),
+                    (full_a, full_b),
+                ];
+                pairs.iter().any(|(p, q)| token_f1(p, q) >= TITLE_AGREEMENT)
+            }
+            _ => key(x) == key(y),
+        },
+        (Value::Names(x), Value::Names(y)) => {
+            let (sx, sy) = (surnames(x), surnames(y));
+            !sx.is_empty() && sx == sy
+        }
+        (Value::Number(x), Value::Number(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Identifiers and short values compare by their letters and digits only.
+fn key(s: &str) -> String {
+    fold(s).replace(' ', "")
+}
+
+/// Folded surnames, sorted: the last word of "First Last", the whole name
+/// for CJK names.
+fn surnames(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            let t = tokens(n);
+            if n.chars().any(crate::extract::layout::is_cjk) {
+                Some(t.concat())
+            } else {
+                t.last().cloned()
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The subtitle emitted together with a title candidate (same page, source
+/// and score; for vision and Info, the best subtitle of that source).
+fn paired_subtitle<'a>(title: &Candidate, all: &'a [Candidate]) -> Option<&'a Candidate> {
+    let same_source =
+        |s: &&Candidate| s.field == Field::Subtitle && s.page == title.page && s.via == title.via;
+    if let Some(s) = all
+        .iter()
+        .filter(same_source)
+        .find(|s| s.score == title.score)
+    {
+        return Some(s);
+    }
+    // A vision answer or the Info dictionary gives one title and one
+    // subtitle per source, scored apart; on a page of text several title
+    // candidates each bring their own subtitle, so only the exact pair counts.
+    if matches!(title.via, Via::Vision | Via::PdfInfo) {
+        return all
+            .iter()
+            .filter(same_source)
+            .max_by(|a, b| a.score.total_cmp(&b.score));
+    }
+    None
+}
+
+/// A title candidate with its paired subtitle appended, for comparing with
+/// sources that print both as one string ("Title: Subtitle").
+fn full_title(c: &Candidate, all: &[Candidate]) -> String {
+    let t = text_of(&c.value).to_string();
+    match paired_subtitle(c, all) {
+        Some(s) if c.field == Field::Title => format!("{t} {}", text_of(&s.value)),
+        _ => t,
+    }
+}
+
+/// The subtitle's words are all in the title already.
+fn subsumed(sub: &Candidate, title: &str) -> bool {
+    let t = tokens(title);
+    let s = tokens(text_of(&sub.value));
+    s.iter().all(|w| t.contains(w))
+}
+
+fn text_of(v: &Value) -> &str {
+    match v {
+        Value::Text(t) => t,
+        _ => "",
+    }
+}
+
+fn set(m: &mut Metadata, field: Field, v: &Value) {
+    match (field, v) {
+        (Field::Title, Value::Text(t)) => m.title = Some(t.clone()),
+        (Field::Subtitle, Value::Text(t)) => m.subtitle = Some(t.clone()),
+        (Field::Authors, Value::Names(n)) => m.authors = n.clone(),
+        (Field::Publisher, Value::Text(t)) => m.publisher = Some(t.clone()),
+        (Field::Year, Value::Number(y)) => m.year = Some(*y),
+        (Field::Edition, Value::Text(t)) => m.edition = Some(t.clone()),
+        (Field::Isbn, Value::Text(t)) => m.isbn = Some(t.clone()),
+        (Field::Doi, Value::Text(t)) => m.doi = Some(t.clone()),
+        (Field::Loc, Value::Text(t)) => m.loc = Some(t.clone()),
+        // A value of the wrong shape for its field: a finder bug, ignored.
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(field: Field, value: Value, score: f32, page: Option<u32>, via: Via) -> Candidate {
+        Candidate {
+            field,
+            value,
+            score,
+            page,
+            via,
+            why: String::new(),
+        }
+    }
+    fn title(t: &str, score: f32, page: u32) -> Candidate {
+        cand(
+            Field::Title,
+            Value::Text(t.into()),
+            score,
+            Some(page),
+            Via::Text,
+        )
+    }
+    fn names(n: &[&str], score: f32, page: Option<u32>, via: Via) -> Candidate {
+        cand(
+            Field::Authors,
+            Value::Names(n.iter().map(|s| s.to_string()).collect()),
+            score,
+            page,
+            via,
+        )
+    }
+
+    #[test]
+    fn agreement_across_pages_beats_a_lone_stronger_candidate() {
+        let c = vec![
+            title("Catalogue of Things", 0.6, 2),
+            title("The Archive and the Algorithm", 0.45, 0),
+            title("The archive and the algorithm", 0.5, 4),
+            cand(
+                Field::Title,
+                Value::Text("The Archive and the Algorithm".into()),
+                0.35,
+                None,
+                Via::PdfInfo,
+            ),
+        ];
+        let d = decide(&c);
+        assert_eq!(
+            d.metadata.title.as_deref(),
+            Some("The archive and the algorithm")
+        );
+        assert_eq!(d.sources[&Field::Title], (Some(4), Via::Text));
+    }
+
+    #[test]
+    fn subtitle_comes_with_its_title() {
+        let c = vec![
+            title("Coastal Commons", 0.8, 1),
+            cand(
+                Field::Subtitle,
+                Value::Text("Fisheries, Tenure and Customary Law".into()),
+                0.8,
+                Some(1),
+                Via::Text,
+            ),
+            title("Coastal Commons", 0.45, 0),
+            cand(
+                Field::Subtitle,
+                Value::Text("Something Else".into()),
+                0.3,
+                Some(7),
+                Via::Text,
+            ),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.metadata.title.as_deref(), Some("Coastal Commons"));
+        assert_eq!(
+            d.metadata.subtitle.as_deref(),
+            Some("Fisheries, Tenure and Customary Law")
+        );
+        assert_eq!(d.sources[&Field::Subtitle], (Some(1), Via::Text));
+    }
+
+    #[test]
+    fn below_minimum_nothing_is_reported() {
+        let c = vec![
+            title("One", 0.2, 3),
+            names(&["Ines Valkonen"], 0.25, Some(16), Via::Text),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.metadata, Metadata::default());
+        assert!(d.sources.is_empty());
+        // Two weak witnesses that agree are enough.
+        let c = vec![
+            names(&["Ines Valkonen"], 0.3, Some(16), Via::Text),
+            names(&["Ines Valkonen"], 0.35, Some(1), Via::Text),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.metadata.authors, vec!["Ines Valkonen"]);
+        assert_eq!(d.sources[&Field::Authors], (Some(1), Via::Text));
+        assert!(!d.metadata.is_complete());
+    }
+
+    #[test]
+    fn info_title_that_is_the_author_is_dropped() {
+        let c = vec![
+            cand(
+                Field::Title,
+                Value::Text("Thaddeus H. Black".into()),
+                0.35,
+                None,
+                Via::PdfInfo,
+            ),
+            title("Derivations of Applied Mathematics", 0.3, 0),
+            names(&["Thaddeus H. Black"], 0.7, Some(0), Via::Text),
+        ];
+        let d = decide(&c);
+        assert_eq!(
+            d.metadata.title.as_deref(),
+            Some("Derivations of Applied Mathematics")
+        );
+        assert!(d.metadata.is_complete());
+    }
+
+    #[test]
+    fn authors_agree_by_surnames_and_generic_fields_by_value() {
+        let c = vec![
+            names(&["W. N. Venables", "D. M. Smith"], 0.6, Some(0), Via::Text),
+            names(&["Bill Venables", "David Smith"], 0.3, None, Via::PdfInfo),
+            names(&["R. Gentleman", "R. Ihaka"], 0.7, Some(1), Via::Text),
+            cand(
+                Field::Isbn,
+                Value::Text("9781915862402".into()),
+                0.5,
+                Some(4),
+                Via::Text,
+            ),
+            cand(
+                Field::Isbn,
+                Value::Text("9781915862419".into()),
+                0.45,
+                Some(4),
+                Via::Text,
+            ),
+            cand(
+                Field::Isbn,
+                Value::Text("9781915862419".into()),
+                0.45,
+                Some(15),
+                Via::Ocr,
+            ),
+            cand(Field::Year, Value::Number(2022), 0.2, Some(4), Via::Text),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.metadata.authors, vec!["W. N. Venables", "D. M. Smith"]);
+        assert_eq!(d.metadata.isbn.as_deref(), Some("9781915862419"));
+        assert_eq!(d.metadata.year, None);
+    }
+
+    #[test]
+    fn vision_title_brings_its_subtitle_and_agrees_with_text() {
+        let c = vec![
+            title("An Introduction to R", 0.5, 0),
+            cand(
+                Field::Title,
+                Value::Text("An Introduction to R".into()),
+                0.6,
+                Some(0),
+                Via::Vision,
+            ),
+            cand(
+                Field::Subtitle,
+                Value::Text("Notes on R: A Programming Environment".into()),
+                0.45,
+                Some(0),
+                Via::Vision,
+            ),
+            // A second heading on the same text page brings its own subtitle.
+            title("Appendix", 0.2, 0),
+            cand(
+                Field::Subtitle,
+                Value::Text("Sample session".into()),
+                0.2,
+                Some(0),
+                Via::Text,
+            ),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.sources[&Field::Title], (Some(0), Via::Vision));
+        assert_eq!(
+            d.metadata.subtitle.as_deref(),
+            Some("Notes on R: A Programming Environment")
+        );
+    }
 }

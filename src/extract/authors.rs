@@ -1,8 +1,1130 @@
-//! Finder for `authors` candidates. (stub: to be written)
+//! Finder for `authors` candidates: the people a document is by, as printed.
+//!
+//! Where names are found, strongest first:
+//! - under (or over) the title on the title page, or under a paper's title
+//!   before its abstract: a list split on commas, "and", "&", semicolons,
+//!   with affiliations, e-mails and footnote marks dropped and "by" /
+//!   "edited by" / "(eds.)" / CJK role markers (著, 编著, 主编) removed;
+//! - library cataloguing data ("Names: Last, First, author." and the
+//!   statement of responsibility after " / " in a CIP title line);
+//! - "The right of X to be identified as author", "X, 1967–." headings;
+//! - copyright lines that name people ("© 2004 Andy Hammerlindl, John
+//!   Bowman"): weak, since the holder is often the publisher;
+//! - "Also by X" pages and "About the author" paragraphs: weak.
+//!
+//! Names come out in "First Last" order; an all-capitals name is set in
+//! title case. Credits that are not authorship (photographs, drawings,
+//! translation, cover design, 责任编辑) are not names of authors.
 
-use crate::model::{Candidate, DocText};
+use super::layout::{Layout, PageLayout, fold, is_cjk};
+use super::title::title_penalty;
+use crate::model::{Candidate, DocText, Field, TextLine, Value};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Every `authors` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let layout = Layout::new(doc);
+    let mut out = Vec::new();
+    for pl in &layout.pages {
+        title_page_names(&layout, pl, &mut out);
+        statement_names(pl, &mut out);
+    }
+    out
+}
+
+/// What one line says about people.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum LineKind {
+    /// Person names in "First Last" order; `marked` when a role word
+    /// ("by", "edited by", "(eds.)", 著) says these are the authors.
+    Names {
+        names: Vec<String>,
+        marked: bool,
+    },
+    /// "and", "by", "edited by" alone: joins the lines around it.
+    Connector {
+        marked: bool,
+    },
+    /// Affiliation, address, e-mail or URL: may sit between name lines.
+    Affiliation,
+    /// A credit that is not authorship ("Photographs by Dave Stroud").
+    Credit,
+    Other,
+}
+
+static EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\S+@\S+|(?i)\bhttps?://\S+|\bwww\.\S+").unwrap());
+static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:\w+\s+){0,3}?
+        (photo\w*|drawings?|drawn|illustrat\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|
+         foreword|preface|introduction|afterword|cover|jacket|design\w*|typeset\w*|set|printed|
+         published|distributed|sponsored|supported|produced|revised|reviewed|indexed?|
+         maintained|funded|hosted|bound|read|narrated|music|cartography)
+        \b.*\b(by|von|par|de)\b",
+    )
+    .unwrap()
+});
+static CJK_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(责任编辑|責任編輯|封面设计|封面設計|装帧设计|版式设计|责任校对|责任印制|翻译|译者|插图|摄影|策划)").unwrap()
+});
+static LEAD_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:
+            (?:(?:written|edited|compiled|selected|collected|arranged|prepared)(?:\s+and\s+(?:edited|compiled|introduced|annotated))?|ed\.|eds\.|text)?\s*by
+          | herausgegeben\s+von | hrsg\.\s+von | von | par | sous\s+la\s+direction\s+de | a\s+cura\s+di
+          | editors? | edited\s+by | author(?:s)?\s*: | editor(?:s)?\s*:
+        )\s+",
+    )
+    .unwrap()
+});
+static TRAIL_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\s*\((?:eds?|hrsg|dir|coord|comp|ed\.\s*by)\.?\)|,\s*(?:editors?|eds?\.?|compilers?))\.?\s*$")
+        .unwrap()
+});
+static CJK_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\s*(?:等)?(?:编著|編著|主编|主編|编撰|編撰|合著|著者|監修|编|編|著|撰|지음|저)\s*$",
+    )
+    .unwrap()
+});
+static CJK_LEAD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
+static FOOTNOTE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+/// Digits glued to a name ("Vangoor1") or standing alone before a comma,
+/// "and" or the end of the line ("Vangoor 1 , Tarasov 2").
+static NOTE_DIGITS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(\p{L})\d{1,2}(?:,\d{1,2})*\b|\s\d{1,2}(?:,\d{1,2})*(\s*[,;]|\s+and\b|\s*$)")
+        .unwrap()
+});
+static SPLIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
+    )
+    .unwrap()
+});
+static HONORIFIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?:Dr|Prof|RNDr|Mgr|Ing|Doc|Mr|Mrs|Ms|Sir|Dame|Rev|Fr|Hon)\.?\s+)+|,?\s+(?:Ph\.?\s?D\.?|M\.?D\.?|M\.?A\.?|M\.?Sc\.?|B\.?A\.?|CSc\.?|DrSc\.?|FRS)\.?$")
+        .unwrap()
+});
+
+/// Words that never occur in a person's name but often in the lines next
+/// to names: institutions, imprints, places, and generic title words.
+#[rustfmt::skip]
+const NOT_NAME_WORDS: &[&str] = &[
+    "university", "universitat", "universite", "universidad", "universita", "universiteit",
+    "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
+    "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
+    "research", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "press",
+    "verlag", "fachverlag", "books", "publishing", "publishers", "publisher", "publications",
+    "editions", "edizioni", "editorial", "editorа", "media", "house", "society", "association",
+    "foundation", "library", "museum", "academy", "hospital", "clinic", "ministry", "agency",
+    "council", "office", "bureau", "services", "associates", "partners", "consulting",
+    "software", "systems", "technologies", "technology", "project", "group", "network",
+    "introduction", "manual", "guide", "handbook", "edition", "volume", "chapter", "contents",
+    "report", "abstract", "technical", "notes", "methods", "language", "graphics", "data",
+    "science", "sciences", "studies", "series", "journal", "proceedings", "conference",
+    "review", "letters", "version", "release", "draft", "copyright", "rights", "reserved",
+    "printed", "published", "keywords", "street", "road", "avenue", "lane", "square", "mews",
+    "place", "drive", "building", "floor", "usa", "u s a", "uk", "america", "canada", "germany",
+    "deutschland", "france", "england", "scotland", "ireland", "wales", "china", "japan",
+    "india", "australia", "switzerland", "austria", "netherlands", "italy", "spain", "sweden",
+    "norway", "denmark", "finland", "belgium", "poland", "czech", "republic", "kingdom",
+    "states", "united", "city", "county", "province", "state", "national", "international",
+    "federal", "royal", "imperial", "general", "preface", "foreword", "index", "appendix",
+    "bibliography", "references", "acknowledgements", "acknowledgments", "dedication", "table",
+    "figure", "part", "book", "vol", "photographs", "drawings", "illustrations", "chapters",
+    "authors", "author", "editor", "editors", "contributors", "package", "tutorial", "primer",
+    "companion", "reader", "history", "theory", "principles", "fundamentals", "elements",
+    "essentials", "basics", "foundations", "practice", "art", "types", "type", "request",
+    "requests", "functions", "function", "examples", "example", "overview", "results",
+    "discussion", "conclusion", "conclusions", "background", "methodology", "evaluation",
+    "implementation", "design", "analysis", "approach", "model", "models", "problem",
+    "problems", "exercises", "solutions", "lectures", "course", "workshop", "documentation",
+    "specification", "reference", "commons", "collection", "catalogue", "catalog", "dictionary",
+    "encyclopedia", "atlas", "programming", "mathematics", "physics", "chemistry", "biology",
+    "economics", "law", "engineering", "computing", "computer", "statistics", "algorithms",
+    "structures", "networks",
+];
+
+/// Places that look like a first and last name.
+#[rustfmt::skip]
+const PLACES: &[&str] = &[
+    "new york", "new jersey", "new haven", "new delhi", "new orleans", "new zealand",
+    "new south wales", "new brunswick", "new hampshire", "new mexico", "san francisco",
+    "san diego", "san jose", "santa clara", "santa barbara", "santa cruz", "santa monica",
+    "los angeles", "las vegas", "hong kong", "tel aviv", "buenos aires", "cape town",
+    "rio de janeiro", "sao paulo", "mexico city", "kuala lumpur", "st louis", "saint louis",
+    "salt lake city", "palo alto", "menlo park", "mountain view", "ann arbor", "boca raton",
+    "thousand oaks", "upper saddle river", "englewood cliffs", "reading massachusetts",
+    "north holland", "great britain", "united kingdom", "united states", "west sussex",
+    "east sussex", "basel boston", "boston basel", "frankfurt am main", "den haag", "the hague",
+    "baton rouge", "college station", "chapel hill", "research triangle park", "redwood city",
+    "sebastopol", "fort worth", "el paso", "abu dhabi", "sri lanka", "south africa",
+    "north carolina", "south carolina", "north dakota", "south dakota", "west virginia",
+    "rhode island", "puerto rico", "costa rica", "saudi arabia",
+];
+
+/// Lower-case words allowed inside a name ("Ludwig van Beethoven").
+#[rustfmt::skip]
+const PARTICLES: &[&str] = &[
+    "van", "von", "der", "den", "de", "du", "da", "das", "dos", "del", "della", "di", "le",
+    "la", "bin", "ibn", "al", "el", "y", "ten", "ter", "zu", "af", "av", "d'", "l'", "mac",
+    "st.",
+];
+
+const SUFFIXES: &[&str] = &["jr", "jr.", "sr", "sr.", "ii", "iii", "iv"];
+
+/// Classifies one line of text as names, connector, affiliation, credit or
+/// other. Used for title pages and paper headings.
+pub(crate) fn classify(text: &str) -> LineKind {
+    let raw = text.trim();
+    if raw.is_empty() {
+        return LineKind::Other;
+    }
+    if CREDIT.is_match(raw) || CJK_CREDIT.is_match(raw) {
+        return LineKind::Credit;
+    }
+    if COPYRIGHT.is_match(raw) {
+        // Copyright holders are read apart (see `statement_names`): they are
+        // as often the publisher as the authors.
+        return LineKind::Other;
+    }
+    let had_link = EMAIL.is_match(raw);
+    let mut t = EMAIL.replace_all(raw, " ").to_string();
+    t = t
+        .trim_matches(|c: char| c.is_whitespace() || ",;".contains(c))
+        .to_string();
+    if !t.chars().any(char::is_alphanumeric) {
+        return if had_link {
+            LineKind::Affiliation
+        } else {
+            LineKind::Other
+        };
+    }
+    let folded = fold(&t);
+    if matches!(
+        folded.as_str(),
+        "and" | "und" | "et" | "y" | "with" | "and the" | "avec" | "mit" | "con"
+    ) {
+        return LineKind::Connector { marked: false };
+    }
+    if matches!(
+        folded.as_str(),
+        "by" | "edited by"
+            | "compiled by"
+            | "written by"
+            | "edited and compiled by"
+            | "compiled and edited by"
+            | "selected and edited by"
+            | "edited with an introduction by"
+            | "herausgegeben von"
+            | "hrsg von"
+            | "von"
+            | "par"
+            | "sous la direction de"
+            | "a cura di"
+            | "editors"
+            | "editor"
+            | "edited and introduced by"
+            | "编著"
+            | "主编"
+            | "著"
+            | "编"
+    ) {
+        return LineKind::Connector { marked: true };
+    }
+    let (names, marked, orgs, others) = parse_names(&t);
+    if others > 0 {
+        return LineKind::Other;
+    }
+    if !names.is_empty() {
+        return LineKind::Names { names, marked };
+    }
+    if orgs > 0 || had_link {
+        return LineKind::Affiliation;
+    }
+    LineKind::Other
+}
+
+/// Splits a list of names; returns (names, marked, organisation pieces,
+/// other pieces). A line is a list of names only when `other` is 0.
+pub(crate) fn parse_names(text: &str) -> (Vec<String>, bool, usize, usize) {
+    let mut t = text.trim().to_string();
+    let mut marked = false;
+    let mut cjk_marked = false;
+    if let Some(m) = CJK_LEAD.find(&t) {
+        t = t[m.end()..].to_string();
+        cjk_marked = true;
+    }
+    if let Some(m) = CJK_ROLE.find(&t)
+        && t[..m.start()].chars().any(is_cjk)
+    {
+        t.truncate(m.start());
+        cjk_marked = true;
+    }
+    if let Some(m) = LEAD_ROLE.find(&t) {
+        t = t[m.end()..].to_string();
+        marked = true;
+    }
+    if let Some(m) = TRAIL_ROLE.find(&t) {
+        t.truncate(m.start());
+        marked = true;
+    }
+    t = FOOTNOTE.replace_all(&t, " ").to_string();
+    t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
+    t = t.trim().trim_end_matches(['.', ',', ';', ':']).to_string();
+
+    let mut pieces: Vec<String> = SPLIT.split(&t).map(|s| s.trim().to_string()).collect();
+    // CJK names are often set apart by spaces only: "李静怡 赵志远 孙明".
+    if pieces.len() == 1 && t.chars().any(is_cjk) {
+        pieces = t.split_whitespace().map(str::to_string).collect();
+    }
+    // "Smith, Jr." : a suffix belongs to the name before it.
+    let mut merged: Vec<String> = Vec::new();
+    for p in pieces {
+        if SUFFIXES.contains(&p.to_lowercase().as_str())
+            && let Some(last) = merged.last_mut()
+        {
+            last.push_str(", ");
+            last.push_str(&p);
+            continue;
+        }
+        merged.push(p);
+    }
+
+    let (mut names, mut orgs, mut others) = (Vec::new(), 0, 0);
+    for p in merged {
+        let p = p
+            .trim()
+            .trim_start_matches("and ")
+            .trim_start_matches("the ")
+            .trim_start_matches("The ")
+            .trim();
+        let p = HONORIFIC.replace_all(p, "").trim().to_string();
+        if p.is_empty() {
+            continue;
+        }
+        match piece_kind(&p, cjk_marked) {
+            Piece::Name(n) => {
+                if !names.contains(&n) {
+                    names.push(n)
+                }
+            }
+            Piece::Org => orgs += 1,
+            Piece::Other => others += 1,
+        }
+    }
+    (names, marked || cjk_marked, orgs, others)
+}
+
+enum Piece {
+    Name(String),
+    Org,
+    Other,
+}
+
+fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
+    let folded = fold(p);
+    if p.chars().any(|c| c.is_ascii_digit()) {
+        // Addresses, postcodes, years: part of an affiliation.
+        return Piece::Org;
+    }
+    if folded.split(' ').any(|w| NOT_NAME_WORDS.contains(&w))
+        || PLACES.iter().any(|pl| folded == *pl)
+    {
+        return Piece::Org;
+    }
+    let cjk = p.chars().filter(|c| is_cjk(*c)).count();
+    if cjk > 0 {
+        let n = p.chars().filter(|c| !c.is_whitespace()).count();
+        if cjk_marked && cjk == n && (2..=4).contains(&cjk) {
+            return Piece::Name(p.split_whitespace().collect());
+        }
+        return Piece::Other;
+    }
+    match person_name(p) {
+        Some(n) => Piece::Name(n),
+        None => Piece::Other,
+    }
+}
+
+/// `Some("First Last")` when `p` reads as one person's name: two to six
+/// words, each capitalised (or an initial, or a particle such as "van"),
+/// ending in a surname. An all-capitals name is set in title case.
+pub(crate) fn person_name(p: &str) -> Option<String> {
+    let letters: Vec<char> = p.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() < 3 {
+        return None;
+    }
+    let all_caps = letters.iter().all(|c| !c.is_lowercase()) && letters.len() > 3;
+    let words: Vec<String> = p
+        .split_whitespace()
+        .map(|w| {
+            if all_caps {
+                title_case(w)
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    if !(2..=6).contains(&words.len()) {
+        return None;
+    }
+    let mut real = 0;
+    for (i, w) in words.iter().enumerate() {
+        let lw = w.to_lowercase();
+        let last = i == words.len() - 1;
+        let bare = w.trim_end_matches(',');
+        if i > 0 && SUFFIXES.contains(&lw.trim_start_matches(',').trim()) {
+            if !last {
+                return None;
+            }
+            continue;
+        }
+        if PARTICLES.contains(&lw.as_str()) {
+            if i == 0 && words.len() == 2 || last {
+                return None;
+            }
+            continue;
+        }
+        if is_initial(bare) {
+            if last {
+                return None;
+            }
+            real += 1;
+            continue;
+        }
+        if !is_name_word(bare) {
+            return None;
+        }
+        real += 1;
+    }
+    if real < 2 {
+        return None;
+    }
+    Some(words.join(" "))
+}
+
+/// "W.", "J.-P.", "R" (as in "R Core Team"), "Ó" (as in "Colm Ó Laoghaire").
+fn is_initial(w: &str) -> bool {
+    let mut cs = w.chars();
+    match (cs.next(), cs.as_str()) {
+        (Some(c), rest) if c.is_uppercase() => {
+            rest.is_empty()
+                || rest == "."
+                || (rest.starts_with(".-")
+                    && rest[2..].chars().next().is_some_and(|c| c.is_uppercase())
+                    && rest.ends_with('.')
+                    && rest.len() <= 5)
+                || (rest.len() <= 4 && rest.starts_with('.') && rest.ends_with('.'))
+        }
+        _ => false,
+    }
+}
+
+/// A capitalised word with at least one lower-case letter after the first:
+/// "Hammerlindl", "O'Brien", "Grünewald-Pohl", "McDonald". An all-capitals
+/// word ("IBM", "PAO") inside a mixed-case name is an acronym, not a name.
+fn is_name_word(w: &str) -> bool {
+    let mut cs = w.chars();
+    let Some(first) = cs.next() else {
+        return false;
+    };
+    let rest: Vec<char> = cs.collect();
+    first.is_uppercase()
+        && rest.iter().any(|c| c.is_lowercase())
+        && rest
+            .iter()
+            .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’'))
+}
+
+fn title_case(w: &str) -> String {
+    let mut out = String::with_capacity(w.len());
+    let mut start = true;
+    for c in w.chars() {
+        if start {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        start = matches!(c, '-' | '\'' | '’' | '.');
+    }
+    out
+}
+
+fn candidate(names: Vec<String>, score: f32, pl: &PageLayout, why: String) -> Candidate {
+    Candidate {
+        field: Field::Authors,
+        value: Value::Names(names),
+        score,
+        page: Some(pl.page.index),
+        via: pl.page.via,
+        why,
+    }
+}
+
+/// Names set as lines of their own near a title: on a display page with a
+/// heading, or in the header of a paper (between its title and abstract).
+fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) {
+    // The title: the largest block that could be one (not a masthead or
+    // a "TECHNICAL REPORT" label), else the largest block.
+    let head = pl
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| title_penalty(&b.text) == Some(0.0))
+        .max_by(|a, b| a.1.size.total_cmp(&b.1.size))
+        .map(|(i, _)| i)
+        .or_else(|| pl.largest_block());
+    let Some(head) = head else {
+        return;
+    };
+    let heading = &pl.blocks[head];
+    let front = layout.is_front(pl.page);
+    let display = pl.is_display();
+    let has_heading = heading.size >= layout.body_size * 1.2;
+    if !(display || has_heading && heading.top < pl.page.height * 0.45) {
+        return;
+    }
+    let base = match (front, display, has_heading) {
+        (true, _, true) => 0.7,
+        (true, true, false) => 0.3,
+        (false, true, _) => 0.3,
+        _ => return,
+    };
+
+    struct Group {
+        names: Vec<String>,
+        marked: bool,
+        top: f32,
+        bottom: f32,
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut open: Option<Group> = None;
+    let mut pending_mark = false;
+    let close = |open: &mut Option<Group>, groups: &mut Vec<Group>| {
+        if let Some(g) = open.take()
+            && !g.names.is_empty()
+        {
+            groups.push(g);
+        }
+    };
+    for (i, l) in pl.content_lines() {
+        let in_heading = heading.lines.contains(&i);
+        if !display {
+            // A paper: only the lines between its title and the abstract.
+            if l.bbox.top < heading.bottom - 1.0 || in_heading {
+                continue;
+            }
+            let f = fold(&l.text);
+            // The byline sits right under the title.
+            let far = l.bbox.top - heading.bottom > heading.size * 5.0;
+            if is_paper_section(&f) || is_long_line(l, pl) || far {
+                break;
+            }
+        }
+        if in_heading {
+            close(&mut open, &mut groups);
+            pending_mark = false;
+            continue;
+        }
+        let near = |g: &Group| l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6;
+        match classify(&l.text) {
+            LineKind::Names { names, marked } => {
+                if let Some(g) = open.as_mut().filter(|g| near(g)) {
+                    for n in names {
+                        if !g.names.contains(&n) {
+                            g.names.push(n);
+                        }
+                    }
+                    g.marked |= marked;
+                    g.bottom = g.bottom.max(l.bbox.bottom);
+                } else {
+                    close(&mut open, &mut groups);
+                    open = Some(Group {
+                        names,
+                        marked: marked || pending_mark,
+                        top: l.bbox.top,
+                        bottom: l.bbox.bottom,
+                    });
+                }
+                pending_mark = false;
+            }
+            LineKind::Connector { marked } => {
+                match open.as_mut().filter(|g| near(g)) {
+                    Some(g) => {
+                        g.bottom = l.bbox.bottom;
+                        g.marked |= marked;
+                    }
+                    None => close(&mut open, &mut groups),
+                }
+                pending_mark |= marked;
+            }
+            LineKind::Affiliation => {
+                if let Some(g) = open.as_mut().filter(|g| near(g)) {
+                    g.bottom = l.bbox.bottom;
+                }
+            }
+            LineKind::Credit | LineKind::Other => {
+                close(&mut open, &mut groups);
+                pending_mark = false;
+            }
+        }
+    }
+    close(&mut open, &mut groups);
+
+    // The group nearest the title is the byline; later ones (an imprint
+    // town, a dedicatee) are weaker.
+    let dist = |g: &Group| {
+        if g.top >= heading.bottom {
+            g.top - heading.bottom
+        } else {
+            heading.top - g.bottom
+        }
+    };
+    let nearest = groups
+        .iter()
+        .enumerate()
+        .min_by(|a, b| dist(a.1).total_cmp(&dist(b.1)))
+        .map(|(i, _)| i);
+    for (i, g) in groups.into_iter().enumerate() {
+        let mut score = if Some(i) == nearest {
+            base
+        } else {
+            base * 0.65
+        };
+        if g.marked {
+            score += 0.1;
+        }
+        let why = format!(
+            "{} names near the title{}",
+            if display {
+                "title page"
+            } else {
+                "paper heading"
+            },
+            if g.marked { " (by-line)" } else { "" }
+        );
+        out.push(candidate(g.names, score, pl, why));
+    }
+}
+
+/// Section heads that end a paper's title block.
+fn is_paper_section(f: &str) -> bool {
+    let f = f.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    [
+        "abstract",
+        "summary",
+        "keywords",
+        "introduction",
+        "contents",
+        "zusammenfassung",
+        "resume",
+        "résumé",
+    ]
+    .iter()
+    .any(|s| f == *s || f.starts_with(&format!("{s} ")))
+}
+
+fn is_long_line(l: &TextLine, pl: &PageLayout) -> bool {
+    l.bbox.width() >= pl.page.width * 0.55 && l.text.split_whitespace().count() >= 10
+}
+
+static COPYRIGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:text\s+)?(?:copyright\s*(?:©|\(c\)|c\b)?|©|\(c\))\s*(.+)$").unwrap()
+});
+static YEARS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?:1[5-9]|20)\d\d(?:\s*[-–—/]\s*\d{2,4})?\b[,.]?").unwrap());
+static ALL_RIGHTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:all|some) rights reserved.*$|^\s*by\s+|\.\s*$").unwrap()
+});
+static ALSO_BY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:also|other books|more books)\s+by\s+(.+?)\s*:?\s*$").unwrap()
+});
+static MORAL_RIGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bright of (.{3,120}?) to be identified as (?:the )?(?:authors?|editors?|compilers?)\b").unwrap()
+});
+static CATALOG_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*([^,]{3,60}),\s*(?:\d{4})\s*[-–—]\s*(?:\d{4})?\s*\.?\s*$").unwrap()
+});
+static ABOUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^((?:\p{Lu}[\p{L}.'’-]*\s+){1,3}\p{Lu}[\p{L}'’-]+)\s+(?:is|was|has|had|lives|lived|grew|teaches|taught|works|worked|holds|received|studied|writes|wrote|spent|began|trained)\b").unwrap()
+});
+static CIP_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(Names|Title|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
+});
+
+/// Names in sentences and labelled lines anywhere in the pages read:
+/// copyright lines, CIP data, "Also by", moral-rights notices, "About the
+/// author".
+fn statement_names(pl: &PageLayout, out: &mut Vec<Candidate>) {
+    let lines: Vec<&TextLine> = pl.content_lines().map(|(_, l)| l).collect();
+    let mut about = false;
+    for l in &lines {
+        let text = l.text.trim();
+        // TeX's © often comes out as a bare "c" before the year or name.
+        let bare_c = text
+            .strip_prefix("c ")
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit() || c.is_uppercase()));
+        let holder = COPYRIGHT
+            .captures(text)
+            .map(|c| c[1].to_string())
+            .or(bare_c.map(str::to_string));
+        if let Some(holder) = holder {
+            let rest = YEARS.replace_all(&holder, " ");
+            let rest = ALL_RIGHTS.replace_all(rest.trim(), "");
+            let (names, _, _, others) = parse_names(rest.trim());
+            if !names.is_empty() && others == 0 {
+                out.push(candidate(names, 0.35, pl, "copyright holder".into()));
+            }
+            continue;
+        }
+        if let Some(c) = ALSO_BY.captures(text) {
+            if let LineKind::Names { names, .. } = classify(&c[1]) {
+                out.push(candidate(names, 0.3, pl, "'also by' page".into()));
+            }
+            continue;
+        }
+        if let Some(c) = CATALOG_HEADING.captures(text)
+            && let Some(n) = person_name(c[1].trim())
+        {
+            out.push(candidate(
+                vec![n],
+                0.45,
+                pl,
+                "catalogue heading 'Name, born-'".into(),
+            ));
+            continue;
+        }
+        let f = fold(text);
+        if f == "about the author"
+            || f == "about the authors"
+            || f == "about the editor"
+            || f == "about the editors"
+        {
+            about = true;
+            continue;
+        }
+        if about {
+            about = false;
+            if let Some(c) = ABOUT.captures(text)
+                && let Some(n) = person_name(c[1].trim())
+            {
+                out.push(candidate(vec![n], 0.3, pl, "about the author".into()));
+            }
+        }
+    }
+
+    // Sentences and labelled blocks may run over several lines.
+    let joined = lines
+        .iter()
+        .map(|l| l.text.trim())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let flat = joined.replace('\n', " ");
+    if let Some(c) = MORAL_RIGHT.captures(&flat) {
+        let (names, _, _, others) = parse_names(&c[1]);
+        if !names.is_empty() && others == 0 {
+            out.push(candidate(names, 0.5, pl, "moral-rights notice".into()));
+        }
+    }
+    cip_names(&joined, pl, out);
+}
+
+/// Library of Congress and Chinese CIP data: "Names: Last, First, author.
+/// | ...", "Title: X : Y / by A and B." and "X：Y / 甲，乙编著".
+fn cip_names(joined: &str, pl: &PageLayout, out: &mut Vec<Candidate>) {
+    // Cut the text into labelled fields ("Names: ..." up to the next label).
+    let starts: Vec<(usize, &str)> = CIP_LABEL
+        .captures_iter(joined)
+        .map(|c| (c.get(0).unwrap().start(), c.get(1).unwrap().as_str()))
+        .collect();
+    for (k, (start, label)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(joined.len(), |s| s.0);
+        let body = joined[*start..end].replace('\n', " ");
+        let body = body.split_once(':').map_or("", |b| b.1).trim();
+        match *label {
+            "Names" => {
+                let mut names = Vec::new();
+                for part in body.split('|') {
+                    if let Some(n) = inverted_name(part) {
+                        names.push(n);
+                    }
+                }
+                if !names.is_empty() {
+                    out.push(candidate(names, 0.55, pl, "CIP names".into()));
+                }
+            }
+            "Title" => {
+                if let Some((_, resp)) = body.split_once(" / ") {
+                    let resp = resp.split(" | ").next().unwrap_or(resp);
+                    let resp = resp.split(". ").next().unwrap_or(resp);
+                    let (names, _, _, others) = parse_names(resp);
+                    if !names.is_empty() && others == 0 {
+                        out.push(candidate(
+                            names,
+                            0.55,
+                            pl,
+                            "CIP statement of responsibility".into(),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Chinese CIP: "书名：副书名 / 甲，乙，丙编著. —3 版. —城市：出版社，2021".
+    if joined.contains("CIP") {
+        for line in joined.lines() {
+            if let Some((_, resp)) = line.split_once('/')
+                && line.chars().any(is_cjk)
+            {
+                let resp = resp.split(['.', '—']).next().unwrap_or("").trim();
+                let (names, marked, _, others) = parse_names(resp);
+                if !names.is_empty() && others == 0 && marked {
+                    out.push(candidate(
+                        names,
+                        0.55,
+                        pl,
+                        "CIP statement of responsibility".into(),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// "Treadwell, Imogen, author." → "Imogen Treadwell"; roles other than
+/// author/editor/compiler (illustrator, translator) are not authors.
+fn inverted_name(part: &str) -> Option<String> {
+    let fields: Vec<&str> = part
+        .split(',')
+        .map(|s| s.trim().trim_end_matches('.'))
+        .collect();
+    let (last, first) = (fields.first()?.trim(), fields.get(1)?.trim());
+    let rest = fields[2..].join(" ").to_lowercase();
+    if [
+        "illustrat",
+        "translat",
+        "photograph",
+        "design",
+        "writer of foreword",
+    ]
+    .iter()
+    .any(|r| rest.contains(r))
+    {
+        return None;
+    }
+    let first = first.trim_end_matches(|c: char| c.is_ascii_digit() || "-–— ".contains(c));
+    person_name(&format!("{first} {last}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::testutil::*;
+    use super::*;
+    use crate::model::PageText;
+
+    fn names(c: &Candidate) -> Vec<String> {
+        match &c.value {
+            Value::Names(n) => n.clone(),
+            v => panic!("not names: {v:?}"),
+        }
+    }
+
+    fn best(pages: &[PageText], count: u32) -> Candidate {
+        let doc = DocText {
+            pages,
+            page_count: count,
+        };
+        let mut c = find(&doc);
+        c.sort_by(|a, b| b.score.total_cmp(&a.score));
+        c.into_iter().next().expect("a candidate")
+    }
+
+    #[test]
+    fn name_lines_split_and_cleaned() {
+        let n = |s: &str| match classify(s) {
+            LineKind::Names { names, .. } => names,
+            k => panic!("{s:?} -> {k:?}"),
+        };
+        assert_eq!(
+            n("W. N. Venables, D. M. Smith"),
+            vec!["W. N. Venables", "D. M. Smith"]
+        );
+        assert_eq!(n("and the R Core Team"), vec!["R Core Team"]);
+        assert_eq!(
+            n("Bharath Kumar Reddy Vangoor 1 , Vasily Tarasov 2 , and Erez Zadok 1"),
+            vec![
+                "Bharath Kumar Reddy Vangoor",
+                "Vasily Tarasov",
+                "Erez Zadok"
+            ]
+        );
+        assert_eq!(
+            n("Bharath Kumar Reddy Vangoor, Stony Brook University; Vasily Tarasov,"),
+            vec!["Bharath Kumar Reddy Vangoor", "Vasily Tarasov"]
+        );
+        assert_eq!(
+            n("Brynja Sveinsdóttir and Colm Ó Laoghaire"),
+            vec!["Brynja Sveinsdóttir", "Colm Ó Laoghaire"]
+        );
+        assert_eq!(n("by JOHN SMITH"), vec!["John Smith"]);
+        assert_eq!(
+            n("Jane Doe* and Max Mustermann†"),
+            vec!["Jane Doe", "Max Mustermann"]
+        );
+        assert_eq!(
+            n("Anna Berg and Bo Lind (eds.)"),
+            vec!["Anna Berg", "Bo Lind"]
+        );
+        assert_eq!(
+            n("李静怡 赵志远 孙明 编著"),
+            vec!["李静怡", "赵志远", "孙明"]
+        );
+        assert_eq!(
+            n("李静怡，赵志远，孙明编著"),
+            vec!["李静怡", "赵志远", "孙明"]
+        );
+    }
+
+    #[test]
+    fn non_names_are_not_names() {
+        for s in [
+            "Wageningen University & Research",
+            "Stony Brook University and 2 IBM Research—Almaden",
+            "Department of Mathematics",
+            "moreno.marzolla@unibo.it",
+        ] {
+            assert_eq!(classify(s), LineKind::Affiliation, "{s}");
+        }
+        for s in [
+            "LONDON AND NEW YORK",
+            "Harwick & Lowe",
+            "Digital Methods for Historians",
+            "Second edition",
+            "Bréval PAO",
+            "杭州",
+            "Revised 7 January 2021",
+            "Winnipeg, Manitoba, Canada R3T 2N2",
+        ] {
+            assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
+        }
+        assert_eq!(classify("Photographs by Dave Stroud"), LineKind::Credit);
+        assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
+        assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);
+        assert_eq!(classify("Edited by"), LineKind::Connector { marked: true });
+        assert!(matches!(classify("New York"), LineKind::Affiliation));
+    }
+
+    #[test]
+    fn book_title_page_byline_with_and_on_its_own_line() {
+        let pages = [
+            page(0, &[("Weaving on Simple Looms", 9.8, 224.6)]),
+            page(
+                1,
+                &[
+                    ("Weaving on Simple Looms", 18.0, 126.8),
+                    ("A Guide for Beginners and Teachers", 9.8, 161.6),
+                    ("Agnes Thornquist", 9.8, 215.2),
+                    ("and", 9.8, 232.8),
+                    ("Beatrice L. Hume", 9.8, 250.4),
+                    ("Drawings by the authors", 9.8, 285.6),
+                    ("MILLBROOK CRAFT BOOKS", 7.9, 410.5),
+                    ("New York", 7.9, 424.7),
+                ],
+            ),
+            body_page(2, None),
+        ];
+        let c = best(&pages, 15);
+        assert_eq!(names(&c), vec!["Agnes Thornquist", "Beatrice L. Hume"]);
+        assert_eq!(c.page, Some(1));
+    }
+
+    #[test]
+    fn editors_count_and_credits_do_not() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("Recipes from a", 30.0, 166.0),
+                    ("Narrowboat Galley", 30.0, 198.0),
+                    ("Simple Food for Life on the Cut", 15.0, 243.0),
+                    ("Photographs by Dave Stroud", 14.0, 295.0),
+                ],
+            ),
+            page(
+                1,
+                &[
+                    ("Coastal Commons", 31.0, 131.0),
+                    ("Edited by", 13.3, 227.0),
+                    ("Brynja Sveinsdóttir and Colm Ó Laoghaire", 13.3, 243.0),
+                    ("NORTHBOUND UNIVERSITY PRESS", 11.7, 551.0),
+                ],
+            ),
+            body_page(2, None),
+        ];
+        let c = best(&pages, 15);
+        assert_eq!(names(&c), vec!["Brynja Sveinsdóttir", "Colm Ó Laoghaire"]);
+        assert!(c.why.contains("by-line"));
+    }
+
+    #[test]
+    fn paper_authors_between_title_and_abstract() {
+        let mut lines = vec![
+            line_at("Journal of Statistical Software", 21.5, 96.0, 202.0),
+            line_at("October 2018, Volume 87, Issue 7.", 8.3, 130.0, 187.0),
+            line_at(
+                "Flexible Self-Organizing Maps in kohonen 3.0",
+                12.9,
+                222.0,
+                112.0,
+            ),
+            line_at("Ron Wehrens", 9.0, 268.4, 166.0),
+            line_at("Johannes Kruisselbrink", 9.0, 268.4, 331.0),
+            line_at("Wageningen University & Research", 9.1, 282.1, 122.0),
+            line_at("Wageningen University & Research", 9.1, 282.1, 316.0),
+            line_at("Abstract", 7.5, 331.6, 279.0),
+        ];
+        for k in 0..20 {
+            let mut l = line_at(
+                "Self-organizing maps (SOMs) are popular tools for grouping and visualizing data in",
+                9.0,
+                350.0 + k as f32 * 12.0,
+                80.0,
+            );
+            l.bbox.x1 = 400.0;
+            lines.push(l);
+        }
+        let pages = [page_of(0, lines), body_page(1, None), body_page(2, None)];
+        let c = best(&pages, 18);
+        assert_eq!(names(&c), vec!["Ron Wehrens", "Johannes Kruisselbrink"]);
+    }
+
+    #[test]
+    fn copyright_holder_is_a_weak_candidate() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("Asymptote: the Vector Graphics", 15.3, 215.0),
+                    ("Language", 15.3, 242.0),
+                    ("For version 2.85", 9.1, 272.0),
+                ],
+            ),
+            // The text layer cuts the copyright line after the © sign.
+            page_of(
+                1,
+                vec![
+                    line_at(
+                        "This file documents Asymptote, version 2.85.",
+                        10.9,
+                        627.2,
+                        90.0,
+                    ),
+                    line_at("Copyright ©", 10.9, 659.1, 90.0),
+                    line_at(
+                        "2004-23 Andy Hammerlindl, John Bowman, and Tom Prince.",
+                        10.9,
+                        659.4,
+                        155.8,
+                    ),
+                ],
+            ),
+        ];
+        let c = best(&pages, 196);
+        assert_eq!(
+            names(&c),
+            vec!["Andy Hammerlindl", "John Bowman", "Tom Prince"]
+        );
+        assert!(c.score < 0.5);
+    }
+
+    #[test]
+    fn cataloguing_data_names() {
+        let pages = [page(
+            4,
+            &[
+                (
+                    "Library of Congress Cataloging-in-Publication Data",
+                    7.9,
+                    442.0,
+                ),
+                (
+                    "Names: Sveinsdóttir, Brynja, editor. | Ó Laoghaire, Colm, editor.",
+                    7.9,
+                    451.0,
+                ),
+                (
+                    "Title: Coastal commons : fisheries, tenure and customary law / edited by Brynja",
+                    7.9,
+                    460.0,
+                ),
+                ("Sveinsdóttir and Colm Ó Laoghaire.", 7.9, 469.0),
+                (
+                    "Description: Edinburgh : Northbound University Press, 2021.",
+                    7.9,
+                    478.0,
+                ),
+            ],
+        )];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 16,
+        };
+        let found: Vec<Vec<String>> = find(&doc).iter().map(names).collect();
+        let want = vec![
+            "Brynja Sveinsdóttir".to_string(),
+            "Colm Ó Laoghaire".to_string(),
+        ];
+        assert!(
+            found.iter().filter(|n| **n == want).count() >= 2,
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn chinese_title_page_with_role_marker() {
+        let pages = [page(
+            0,
+            &[
+                ("古籍修复技术", 24.9, 185.0),
+                ("——原理与实践", 12.4, 235.0),
+                ("（第 3 版）", 12.4, 259.0),
+                ("李静怡 赵志远 孙明 编著", 11.6, 320.0),
+                ("澄江大学出版社", 8.7, 622.0),
+                ("杭州", 8.7, 640.0),
+            ],
+        )];
+        let c = best(&pages, 16);
+        assert_eq!(names(&c), vec!["李静怡", "赵志远", "孙明"]);
+    }
+
+    #[test]
+    fn about_the_author_and_copyright_agree() {
+        let pages = [
+            page(1, &[("Copyright © Ines Valkonen 2020", 9.2, 307.0)]),
+            page(
+                16,
+                &[
+                    ("About the Author", 14.0, 100.0),
+                    (
+                        "Ines Valkonen grew up on an island in the Turku",
+                        10.0,
+                        130.0,
+                    ),
+                ],
+            ),
+        ];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 17,
+        };
+        let c = find(&doc);
+        assert_eq!(c.len(), 2);
+        assert!(c.iter().all(|c| names(c) == vec!["Ines Valkonen"]));
+    }
 }

@@ -11,6 +11,7 @@ pub mod doi;
 pub mod edition;
 pub mod info;
 pub mod isbn;
+pub mod layout;
 pub mod lccn;
 pub mod publisher;
 pub mod title;

@@ -1,8 +1,890 @@
-//! Finder for `title` candidates. (stub: to be written)
+//! Finder for `title` and `subtitle` candidates.
+//!
+//! The title is the largest text of the title page, but the largest text
+//! of a page is often something else: a journal's masthead, a "TECHNICAL
+//! REPORT" label, a logo, a "DRAFT" watermark, a running head, a chapter
+//! heading. So each front page's blocks (see [`layout`](super::layout)) are
+//! filtered (labels, dates, copyright lines, dedications never make a
+//! title; mastheads and logos are penalised), ranked by font size, and
+//! scored by the kind of page they sit on:
+//!
+//! - a full title page (the title plus names and/or an imprint) scores
+//!   highest; a half-title page (the title alone) lower, so that when both
+//!   exist the title page's fuller form wins and the half-title only adds
+//!   agreement;
+//! - on a page of running text only a heading followed by a byline counts
+//!   (a paper's first page); other headings are chapter titles;
+//! - the same words found on other pages (half-title, running heads,
+//!   copyright page) add a little.
+//!
+//! The subtitle is the next block under the title in a smaller font (not a
+//! byline, edition or version line), or else what follows a colon in the
+//! title. Library cataloguing data ("Title: X : Y / by ...") and colophon
+//! sentences ("X was published in 2019 by ...") give further candidates.
 
-use crate::model::{Candidate, DocText};
+use super::authors::{LineKind, classify};
+use super::layout::{Block, Layout, PageLayout, fold, is_cjk, join_lines, tokens};
+use crate::model::{Candidate, DocText, Field, Value};
+use regex::Regex;
+use std::sync::LazyLock;
 
-/// Every `title` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+/// Every `title` and `subtitle` candidate in the document's page text.
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let layout = Layout::new(doc);
+    let folded_pages: Vec<String> = layout
+        .pages
+        .iter()
+        .map(|pl| format!(" {} ", fold(&pl.page.plain_text())))
+        .collect();
+    let mut out = Vec::new();
+    for (pi, pl) in layout.pages.iter().enumerate() {
+        if layout.is_front(pl.page) {
+            heading_candidates(&layout, pi, &folded_pages, &mut out);
+        }
+        statement_titles(pl, &mut out);
+    }
+    out
+}
+
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:contents|table\s+of\s+contents|brief\s+contents|index|preface|foreword|
+        introduction|acknowledge?ments?|abstract|summary|bibliography|references|appendix|
+        glossary|dedication|epilogue|prologue|afterword|notes|colophon|about\s+the\s+authors?|
+        about\s+the\s+editors?|about\s+this\s+book|list\s+of\s+(?:figures|tables|illustrations)|
+        inhaltsverzeichnis|inhalt|vorwort|einleitung|sommaire|table\s+des\s+mati[eè]res|
+        avant-propos|pr[eé]face|[ií]ndice|prefacio|目录|目\s*录|前言|序言|序|后记|出版说明|
+        half[\s-]title|title\s+page|copyright|frontispiece|plates?|illustrations|errata)$",
+    )
+    .unwrap()
+});
+static SECTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:(?:chapter|chapitre|kapitel|cap[ií]tulo|capitolo|part|teil|partie|section|
+        lecture|lesson|unit|appendix|anhang|volume|vol\.|band|tome|tomo|book|livre|buch)
+        \s+(?:\d+|[ivxlc]+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)\b
+        |第\s*\S{1,3}\s*[章节卷部篇]|\d{1,2}(?:\.\d+)*\.\s+\p{Lu}|\d{1,2}(?:\.\d+)+\s+\p{Lu}|\d{1,2}\s+\p{Lu}\w*$)",
+    )
+    .unwrap()
+});
+static GENRE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:technical\s+report|tech\.?\s+rep(?:ort)?\.?|research\s+(?:article|paper|report)|
+        original\s+(?:article|paper|research)|review(?:\s+article)?|short\s+communication|letter|
+        pre-?print|e-?print|draft|confidential|working\s+paper|white\s+paper|discussion\s+paper|
+        (?:bachelor|master|doctoral|ph\.?\s?d\.?)(?:'s)?\s+thesis|dissertation|thesis|
+        lecture\s+notes|manuscript|submitted(?:\s+(?:to|for)\b.*)?|accepted(?:\s.*)?|
+        under\s+review|in\s+press|article|paper|report|brief\s+report|case\s+report|editorial|
+        commentary|perspective|opinion|erratum|corrigendum|supplementary\s+(?:material|information)|
+        (?:for\s+)?(?:version|release)\s+[\d.]+.*|draft(?:\s+version)?\s+[\w.]+|for\s+review|not\s+for\s+distribution|
+        do\s+not\s+(?:cite|distribute|copy).*|(?:uncorrected\s+)?proofs?|advance\s+(?:praise|copy).*|
+        praise\s+for\s+.*|also\s+by\s+.*|by\s+the\s+same\s+author.*|other\s+(?:books|titles)\s+by\s+.*|
+        books\s+by\s+.*|(?:a\s+)?novel|roman|poems|stories|essays|open\s+access|
+        sample|specimen|watermark|preliminary|reprint|offprint)$",
+    )
+    .unwrap()
+});
+static NEVER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
+    )
+    .unwrap()
+});
+static DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^(?:(?:revised|updated|printed|published|version|as\s+of)\s+)?
+        (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|fevr|avr|mai|juin|juil|août|aout|déc|mär|okt|dez|ene|abr|ago|dic|gen|giu|lug|ott|set)\p{L}*\.?\s+)?
+        (?:\d{1,2},?\s+)?\(?\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?\)?\.?$",
+    )
+    .unwrap()
+});
+static DEDICATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)^(?:for|to|para|pour|für|à|a|per|voor|dla|till|til|in\s+memory|in\s+memoriam)\s
+        |(?i)^(?:for|to|para|pour|für)\s+(?:my|our|mi|mis|ma|mon|mes|meine[nm]?|the\s+memory)\b
+        |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b",
+    )
+    .unwrap()
+});
+static MASTHEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly|sponsored)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
+    )
+    .unwrap()
+});
+
+/// How unlikely `text` is to be a title: `None` when it never is (labels,
+/// chapter heads, dates, copyright lines, dedications), else a penalty
+/// (mastheads, logos, acronyms, overlong blocks).
+pub(crate) fn title_penalty(text: &str) -> Option<f32> {
+    let t = text.trim();
+    let bare =
+        t.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || ".:".contains(c));
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 2
+        || LABEL.is_match(bare)
+        || SECTION.is_match(t)
+        || GENRE.is_match(bare)
+        || GENRE.is_match(t)
+        || NEVER.is_match(t)
+        || DATE.is_match(t)
+        || DEDICATION.is_match(t)
+        || matches!(classify(t), LineKind::Credit | LineKind::Connector { .. })
+    {
+        return None;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    // A sentence of running text, or a contents entry with dot leaders.
+    let last_word = words.last().copied().unwrap_or("");
+    if (words.len() >= 4
+        && t.ends_with('.')
+        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
+        || t.contains(". . .")
+        || t.contains("....")
+        || t.contains("···")
+    {
+        return None;
+    }
+    let mut penalty = 0.0;
+    if MASTHEAD.is_match(t) {
+        penalty += 0.35;
+    }
+    if words.len() == 1 {
+        let w = words[0];
+        if w.starts_with(|c: char| c.is_lowercase()) {
+            // A logo's tail ("symptote") or a stray word.
+            penalty += 0.4;
+        } else if letters <= 5 && w.chars().all(|c| !c.is_lowercase()) && !w.chars().any(is_cjk) {
+            // "JSS", "IEEE": a masthead acronym.
+            penalty += 0.3;
+        }
+    }
+    if words.len() > 45 {
+        penalty += 0.3;
+    }
+    Some(penalty)
+}
+
+static EDITION_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)[,;]?\s*(?:
+        (?:\d+(?:st|nd|rd|th|\.)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|
+           revised|updated|new|expanded|enlarged|international|student|durchgesehene|erweiterte|
+           überarbeitete|troisième|deuxième|seconde|nouvelle)[\s,]+(?:\w+\s+)?(?:edition|ed\.|auflage|édition|edizione|edición)
+        |edition\s+\d+|ed\.\s*\d+|(?:for\s+)?(?:version|release|v)\s*\d+(?:\.\d+)+.*|(?:for\s+)?(?:version|release)\s+\d+
+        |[（(]\s*第.{1,3}版\s*[)）]|第.{1,3}版)
+        .*$",
+    )
+    .unwrap()
+});
+
+/// A subtitle line cleaned of leading dashes and trailing edition or
+/// version statements; `None` when nothing is left.
+fn clean_subtitle(text: &str) -> Option<String> {
+    let t = text
+        .trim()
+        .trim_start_matches(['—', '–', '-', ':', '：', '―', '─', ' ']);
+    let t = EDITION_TAIL.replace(t, "");
+    let t = t
+        .trim()
+        .trim_end_matches([',', ';', ':', '—', '–', '-', ' '])
+        .trim();
+    let t = t
+        .trim_start_matches(['(', '（'])
+        .trim_end_matches([')', '）'])
+        .trim();
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = t.chars().filter(|c| c.is_ascii_digit()).count();
+    (letters >= 2 && letters > digits).then(|| t.to_string())
+}
+
+/// Splits "Title: Subtitle" (also " : " and the full-width colon).
+fn split_colon(title: &str) -> (String, Option<String>) {
+    for sep in [": ", " : ", "：", " — "] {
+        if let Some((a, b)) = title.split_once(sep) {
+            let (a, b) = (a.trim(), b.trim());
+            let ok_a = a.chars().filter(|c| c.is_alphanumeric()).count() >= 2;
+            let ok_b = tokens(b).len() >= 2;
+            if ok_a && ok_b {
+                return (a.to_string(), Some(b.to_string()));
+            }
+        }
+    }
+    (title.trim().to_string(), None)
+}
+
+fn push(
+    out: &mut Vec<Candidate>,
+    pl: &PageLayout,
+    field: Field,
+    text: String,
+    score: f32,
+    why: String,
+) {
+    out.push(Candidate {
+        field,
+        value: Value::Text(text),
+        score,
+        page: Some(pl.page.index),
+        via: pl.page.via,
+        why,
+    });
+}
+
+/// Emits a title (split at a colon when there is no separate subtitle)
+/// and its subtitle, both with the same score and page so `decide` can
+/// keep them together.
+fn push_pair(
+    out: &mut Vec<Candidate>,
+    pl: &PageLayout,
+    title: &str,
+    sub: Option<String>,
+    score: f32,
+    why: &str,
+) {
+    let (title, sub) = match sub {
+        Some(s) => (title.trim().to_string(), Some(s)),
+        None => split_colon(title),
+    };
+    push(out, pl, Field::Title, title, score, why.to_string());
+    if let Some(s) = sub {
+        push(
+            out,
+            pl,
+            Field::Subtitle,
+            s,
+            score,
+            format!("{why}; under the title"),
+        );
+    }
+}
+
+static INSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:universit\w*|institut\w*|department|dept\.|laborator\w*|college|school|inc\.|gmbh|ltd\.?|corporation|research\s+cent(?:er|re))\b|@").unwrap()
+});
+static IMPRINT_PAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)©|\bcopyright\b|all rights reserved|cataloging|cataloguing|\bCIP\b|在版编目|dépôt légal|bibliografische information|printed in\b").unwrap()
+});
+static IMPRINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:press|verlag|fachverlag|publish\w*|books|editions?|éditions|edizioni|editorial|editora|library|house|media)\b|出版社|出版|书局|書局").unwrap()
+});
+
+/// Title candidates from the blocks of one front page.
+fn heading_candidates(
+    layout: &Layout,
+    pi: usize,
+    folded_pages: &[String],
+    out: &mut Vec<Candidate>,
+) {
+    let pl = &layout.pages[pi];
+    let body = layout.body_size;
+    let height = pl.page.height.max(1.0);
+    let display = pl.is_display();
+
+    // A page listing the author's other books names many titles, none ours.
+    if pl.content_lines().any(|(_, l)| {
+        let f = fold(&l.text);
+        f.starts_with("also by")
+            || f.starts_with("by the same author")
+            || f.starts_with("other books by")
+    }) {
+        return;
+    }
+    let kinds: Vec<(usize, LineKind)> = pl
+        .content_lines()
+        .map(|(i, l)| (i, classify(&l.text)))
+        .collect();
+    let mut plausible: Vec<(usize, f32)> = pl
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| title_penalty(&b.text).map(|p| (i, p)))
+        .collect();
+    // Penalised blocks rank after clean ones, then by font size.
+    plausible.sort_by(|a, b| {
+        (a.1 > 0.0)
+            .cmp(&(b.1 > 0.0))
+            .then(pl.blocks[b.0].size.total_cmp(&pl.blocks[a.0].size))
+    });
+    let imprint = pl.content_lines().any(|(_, l)| {
+        IMPRINT.is_match(&l.text)
+            && l.text.split_whitespace().count() <= 6
+            && title_penalty(&l.text).is_some()
+    });
+
+    // The copyright page is set small and names the book in passing.
+    let imprint_page = pl
+        .content_lines()
+        .any(|(_, l)| IMPRINT_PAGE.is_match(&l.text));
+    let first_sub = plausible
+        .first()
+        .and_then(|&(bi, _)| subtitle_block(pl, bi));
+    for (rank, &(bi, penalty)) in plausible.iter().enumerate().take(2) {
+        let b = &pl.blocks[bi];
+        let ratio = b.size / body;
+        if rank > 0 && (ratio < 1.15 || first_sub == Some(bi)) {
+            // Small print, or the subtitle of the first candidate.
+            continue;
+        }
+        let names_elsewhere = kinds.iter().any(|(i, k)| {
+            !b.lines.contains(i)
+                && matches!(
+                    k,
+                    LineKind::Names { .. } | LineKind::Connector { marked: true }
+                )
+        });
+        let names_below = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            matches!(k, LineKind::Names { .. })
+                && !b.lines.contains(i)
+                && l.bbox.top >= b.bottom - 1.0
+                && l.bbox.top - b.bottom <= b.size.max(8.0) * 3.5
+        });
+        let (mut score, mut why) = if display {
+            let mut s = 0.4;
+            let mut why = String::from("display page");
+            if names_elsewhere {
+                s += 0.25;
+                why.push_str(" with names");
+            }
+            if imprint {
+                s += 0.1;
+                why.push_str(" and imprint");
+            }
+            if !names_elsewhere && !imprint {
+                why = "half-title or display page".into();
+            }
+            (s, why)
+        } else if b.top < height * 0.45 && names_below && ratio >= 1.05 {
+            (0.65, String::from("paper heading over a byline"))
+        } else if pl.page.index == 0 && rank == 0 && b.top < height * 0.45 && ratio >= 1.15 {
+            // A paper whose byline was not recognised still opens with its title.
+            (0.4, String::from("first-page heading"))
+        } else {
+            (0.12, String::from("heading on a text page"))
+        };
+        score += (ratio - 1.0).clamp(0.0, 1.5) * 0.1;
+        if ratio < 1.0 {
+            score -= 0.25;
+        } else if display && ratio < 1.1 {
+            score -= 0.1;
+        }
+        if imprint_page {
+            score -= 0.2;
+            why.push_str(", copyright page");
+        }
+        if rank > 0 {
+            score -= 0.15;
+        }
+        if matches!(classify(&b.text), LineKind::Names { .. })
+            && !names_elsewhere
+            && plausible.len() > 1
+        {
+            // The author's name set large above or below the title (with
+            // another byline on the page, this is a title that reads like
+            // a name, such as "Coastal Commons").
+            score -= 0.25;
+        }
+        score -= penalty;
+        let echoes = echoes(&b.text, pi, folded_pages);
+        if echoes > 0 {
+            score += 0.05 * echoes.min(3) as f32;
+            why.push_str(&format!(", echoed on {echoes} other page(s)"));
+        }
+        if score < 0.1 {
+            continue;
+        }
+        why = format!("{why}, {:.1}pt", b.size);
+        let sub = subtitle_under(pl, bi);
+        push_pair(out, pl, &b.text, sub, score, &why);
+    }
+}
+
+/// Other pages whose text contains the candidate's words in order (a
+/// half-title, a running head, the copyright page).
+fn echoes(text: &str, pi: usize, folded_pages: &[String]) -> usize {
+    let f = fold(text);
+    let n = tokens(text).len();
+    if n < 3 {
+        return 0;
+    }
+    let needle = format!(" {f} ");
+    folded_pages
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| *i != pi && p.contains(&needle))
+        .count()
+}
+
+/// The subtitle: the next block under the title, smaller (or a "Volume 1:
+/// ..." line), close below it, and not a byline, credit or bare edition.
+fn subtitle_under(pl: &PageLayout, bi: usize) -> Option<String> {
+    subtitle_block(pl, bi).and_then(|ni| subtitle_text(pl, bi, ni))
+}
+
+/// The block right under block `bi`, if it reads as its subtitle.
+fn subtitle_block(pl: &PageLayout, bi: usize) -> Option<usize> {
+    let b = &pl.blocks[bi];
+    let ni = pl
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| *i != bi && x.top >= b.bottom - 1.0)
+        .min_by(|a, c| a.1.top.total_cmp(&c.1.top))?
+        .0;
+    subtitle_text(pl, bi, ni).map(|_| ni)
+}
+
+/// Block `ni` cleaned as the subtitle of block `bi`, if it can be one.
+fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
+    let b = &pl.blocks[bi];
+    let next: &Block = &pl.blocks[ni];
+    if next.top - b.bottom > b.size * 4.0 {
+        return None;
+    }
+    let volume = next.text.trim_start().to_lowercase().starts_with("vol");
+    if next.size > b.size * 0.97 && !volume {
+        return None;
+    }
+    if next.text.split_whitespace().count() > 30 {
+        return None;
+    }
+    let byline = next.lines.iter().any(|&i| {
+        matches!(
+            classify(&pl.rows[i].text),
+            LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
+        )
+    });
+    if byline || INSTITUTION.is_match(&next.text) {
+        return None;
+    }
+    let sub = clean_subtitle(&next.text)?;
+    if !volume
+        && (NEVER.is_match(&sub)
+            || DATE.is_match(&sub)
+            || GENRE.is_match(&sub)
+            || LABEL.is_match(&sub))
+    {
+        return None;
+    }
+    Some(sub)
+}
+
+static CIP_TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^Title:\s*").unwrap());
+static CIP_NEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(?:Names|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
+});
+static COLOPHON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(\p{Lu}[^\n]{2,150}?)\s+(?:was|is)\s+(?:first\s+|originally\s+)?published\s+(?:in\s+\d{4}\s+)?by\b").unwrap()
+});
+
+/// Titles stated in words: CIP data and colophon sentences.
+fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
+    let joined = pl
+        .content_lines()
+        .map(|(_, l)| l.text.trim())
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Library of Congress CIP: "Title: X : Y / by A." (may wrap).
+    if let Some(m) = CIP_TITLE.find(&joined) {
+        let rest = &joined[m.end()..];
+        let end = CIP_NEXT.find(rest).map_or(rest.len(), |n| n.start());
+        let field = join_lines(rest[..end].lines());
+        let title_part = field.split(" / ").next().unwrap_or("");
+        let title_part = title_part
+            .split(" = ")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches('.');
+        if title_penalty(title_part).is_some() && !title_part.is_empty() {
+            let (t, s) = match title_part.split_once(" : ") {
+                Some((t, s)) => (t.trim(), Some(s.trim().to_string())),
+                None => (title_part, None),
+            };
+            push(
+                out,
+                pl,
+                Field::Title,
+                t.to_string(),
+                0.5,
+                "CIP title".into(),
+            );
+            if let Some(s) = s {
+                push(out, pl, Field::Subtitle, s, 0.5, "CIP title".into());
+            }
+        }
+    }
+    // Chinese CIP: the line after "图书在版编目（CIP）数据": "书名：副书名 / 著者".
+    let lines: Vec<&str> = joined.lines().collect();
+    if let Some(k) = lines
+        .iter()
+        .position(|l| l.contains("在版编目") || l.contains("在版編目"))
+    {
+        for l in lines.iter().skip(k + 1).take(3) {
+            if let Some((t, _)) = l.split_once('/')
+                && t.chars().any(is_cjk)
+            {
+                let (title, sub) = match t.split_once('：').or_else(|| t.split_once(':')) {
+                    Some((a, b)) => (a.trim(), clean_subtitle(b)),
+                    None => (t.trim(), None),
+                };
+                if title_penalty(title).is_some() {
+                    push(
+                        out,
+                        pl,
+                        Field::Title,
+                        title.to_string(),
+                        0.5,
+                        "CIP title".into(),
+                    );
+                    if let Some(s) = sub {
+                        push(out, pl, Field::Subtitle, s, 0.5, "CIP title".into());
+                    }
+                }
+                break;
+            }
+        }
+    }
+    // Colophon: "Notes from a Night Train was published in 2019 by ...".
+    for c in COLOPHON.captures_iter(&joined) {
+        let t = c[1].trim();
+        let f = fold(t);
+        let generic = [
+            "this",
+            "the book",
+            "the text",
+            "it",
+            "all",
+            "no part",
+            "the author",
+            "the present",
+            "the paper",
+            "the cover",
+            "the type",
+        ]
+        .iter()
+        .any(|g| f == *g || f.starts_with(&format!("{g} ")));
+        if !generic && t.split_whitespace().count() <= 20 && title_penalty(t).is_some() {
+            push_pair(out, pl, t, None, 0.35, "colophon sentence");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::testutil::*;
+    use super::*;
+    use crate::model::PageText;
+
+    fn text(c: &Candidate) -> &str {
+        match &c.value {
+            Value::Text(t) => t,
+            v => panic!("{v:?}"),
+        }
+    }
+
+    /// The best title and the subtitle emitted with it.
+    fn best(pages: &[PageText], count: u32) -> (String, Option<String>, Candidate) {
+        let doc = DocText {
+            pages,
+            page_count: count,
+        };
+        let c = find(&doc);
+        let t = c
+            .iter()
+            .filter(|c| c.field == Field::Title)
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .expect("a title")
+            .clone();
+        let s = c
+            .iter()
+            .find(|s| s.field == Field::Subtitle && s.page == t.page && s.score == t.score)
+            .map(|s| text(s).to_string());
+        (text(&t).to_string(), s, t)
+    }
+
+    #[test]
+    fn title_page_beats_half_title_and_keeps_spaces() {
+        let pages = [
+            page(0, &[("The Archive and the Algorithm", 16.2, 209.0)]),
+            page(
+                1,
+                &[
+                    ("Also by Imogen Treadwell", 11.9, 125.0),
+                    (
+                        "Paper Trails: Record-Keeping in Early Modern England",
+                        10.2,
+                        153.0,
+                    ),
+                ],
+            ),
+            page(
+                3,
+                &[
+                    ("The Archive and the", 25.9, 127.3),
+                    ("Algorithm", 25.9, 154.8),
+                    ("Digital Methods for Historians", 15.1, 193.5),
+                    ("Imogen Treadwell", 15.1, 281.7),
+                    ("Second edition", 8.6, 463.3),
+                    ("Harwick & Lowe", 11.3, 557.1),
+                    ("LONDON AND NEW YORK", 11.3, 571.3),
+                ],
+            ),
+            body_page(5, Some("The Archive and the Algorithm")),
+            body_page(6, None),
+        ];
+        let (t, s, c) = best(&pages, 16);
+        assert_eq!(t, "The Archive and the Algorithm");
+        assert_eq!(s.as_deref(), Some("Digital Methods for Historians"));
+        assert_eq!(c.page, Some(3));
+        let doc = DocText {
+            pages: &pages,
+            page_count: 16,
+        };
+        let half = find(&doc)
+            .into_iter()
+            .find(|c| c.page == Some(0) && c.field == Field::Title)
+            .expect("half-title candidate");
+        assert!(half.score < c.score);
+    }
+
+    #[test]
+    fn masthead_label_logo_and_watermark_are_not_titles() {
+        let mut lines = vec![
+            line_at("TECHNICAL REPORT", 14.8, 36.0, 45.0),
+            line_at(
+                "Minimap2: pairwise alignment for nucleotide sequences",
+                12.5,
+                71.8,
+                45.0,
+            ),
+            line_at("Heng Li", 8.4, 92.9, 45.0),
+            line_at(
+                "Broad Institute, 415 Main Street, Cambridge, MA 02142, USA",
+                6.9,
+                109.0,
+                45.0,
+            ),
+            line_at("DRAFT", 60.0, 300.0, 100.0),
+        ];
+        for k in 0..25 {
+            let mut l = line_at(
+                "or inefficient to process such data at scale, which presses for the",
+                7.0,
+                150.0 + k as f32 * 11.0,
+                45.0,
+            );
+            l.bbox.x1 = 400.0;
+            lines.push(l);
+        }
+        let mut pages = vec![page_of(0, lines)];
+        for i in 1..4 {
+            let mut p = body_page(i, None);
+            p.lines.push(line_at("DRAFT", 60.0, 300.0, 100.0));
+            pages.push(p);
+        }
+        let (t, s, _) = best(&pages, 6);
+        assert_eq!(t, "Minimap2");
+        assert_eq!(
+            s.as_deref(),
+            Some("pairwise alignment for nucleotide sequences")
+        );
+
+        let pages = [page(
+            0,
+            &[
+                ("Asymptote: the Vector Graphics", 15.3, 215.9),
+                ("Language", 15.3, 242.8),
+                ("For version 2.85", 9.1, 272.4),
+                ("symptote", 20.7, 330.5),
+            ],
+        )];
+        let (t, s, _) = best(&pages, 196);
+        assert_eq!(t, "Asymptote");
+        assert_eq!(s.as_deref(), Some("the Vector Graphics Language"));
+    }
+
+    #[test]
+    fn journal_header_loses_to_paper_title() {
+        let mut lines = vec![
+            line_at("Journal of Statistical Software", 21.5, 96.4, 202.0),
+            line_at("October 2018, Volume 87, Issue 7.", 8.3, 130.0, 187.0),
+            line_at(
+                "Flexible Self-Organizing Maps in kohonen 3.0",
+                12.9,
+                222.0,
+                112.0,
+            ),
+            line_at("Ron Wehrens", 9.0, 268.4, 166.0),
+            line_at("Johannes Kruisselbrink", 9.0, 268.4, 331.0),
+            line_at("Abstract", 7.5, 331.6, 279.0),
+        ];
+        for k in 0..20 {
+            let mut l = line_at(
+                "Self-organizing maps (SOMs) are popular tools for grouping and visualizing",
+                9.0,
+                350.0 + k as f32 * 12.0,
+                80.0,
+            );
+            l.bbox.x1 = 400.0;
+            lines.push(l);
+        }
+        let pages = [
+            page_of(0, lines),
+            body_page(1, Some("2 Flexible Self-Organizing Maps in kohonen 3.0")),
+        ];
+        let (t, s, c) = best(&pages, 18);
+        assert_eq!(t, "Flexible Self-Organizing Maps in kohonen 3.0");
+        assert_eq!(s, None);
+        assert!(c.why.contains("echoed"), "{}", c.why);
+    }
+
+    #[test]
+    fn subtitle_loses_edition_and_version_tails() {
+        let pages = [page(
+            0,
+            &[
+                ("The Octave Queueing Package", 15.3, 215.9),
+                ("User’s Guide, Edition 1 for release 1.2.7", 8.1, 246.2),
+                ("2020-03-21", 8.1, 259.1),
+                ("Moreno Marzolla", 10.6, 673.0),
+            ],
+        )];
+        let (t, s, _) = best(&pages, 101);
+        assert_eq!(t, "The Octave Queueing Package");
+        assert_eq!(s.as_deref(), Some("User’s Guide"));
+
+        let pages = [page(
+            0,
+            &[
+                ("古籍修复技术", 24.9, 185.7),
+                ("——原理与实践", 12.4, 235.6),
+                ("（第 3 版）", 12.4, 258.9),
+                ("李静怡 赵志远 孙明 编著", 11.6, 320.1),
+                ("澄江大学出版社", 8.7, 622.0),
+            ],
+        )];
+        let (t, s, _) = best(&pages, 16);
+        assert_eq!(t, "古籍修复技术");
+        assert_eq!(s.as_deref(), Some("原理与实践"));
+    }
+
+    #[test]
+    fn volume_line_is_a_subtitle_not_a_title() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("Catalogue of the Harcourt-Vane Bequest", 14.0, 218.0),
+                    ("Volume 1", 14.0, 234.0),
+                ],
+            ),
+            page(
+                1,
+                &[
+                    ("A Descriptive Catalogue of the Manuscripts,", 11.9, 118.2),
+                    ("Charters and Printed Books Bequeathed to the", 11.9, 135.3),
+                    ("Library of Hallgarth College", 11.9, 152.5),
+                    ("Volume 1: Manuscripts and Charters", 12.9, 200.0),
+                    ("compiled by", 12.9, 263.4),
+                    ("Eleanor Stride", 12.9, 279.6),
+                    ("HALLGARTH COLLEGE LIBRARY", 11.3, 578.2),
+                    ("Durham", 11.3, 592.4),
+                ],
+            ),
+            body_page(2, None),
+        ];
+        let (t, s, c) = best(&pages, 15);
+        assert_eq!(
+            t,
+            "A Descriptive Catalogue of the Manuscripts, Charters and Printed Books Bequeathed to the Library of Hallgarth College"
+        );
+        assert_eq!(s.as_deref(), Some("Volume 1: Manuscripts and Charters"));
+        assert_eq!(c.page, Some(1));
+    }
+
+    #[test]
+    fn dedications_chapters_and_labels_are_not_titles() {
+        for t in [
+            "for Aino",
+            "para mi madre",
+            "To my mother",
+            "Contents",
+            "Chapter 1",
+            "Index",
+            "TECHNICAL REPORT",
+            "Revised 7 January 2021",
+            "© 2019 Someone",
+            "Also by Imogen Treadwell",
+            "第一章 古籍与古籍修复",
+            "1. Introduction",
+        ] {
+            assert_eq!(title_penalty(t), None, "{t}");
+        }
+        for t in [
+            "To FUSE or Not to FUSE: Performance of User-Space File Systems",
+            "zoo: An S3 Class",
+            "Manuál k CSTeXu",
+            "An Introduction to R",
+        ] {
+            assert_eq!(title_penalty(t), Some(0.0), "{t}");
+        }
+    }
+
+    #[test]
+    fn cip_and_colophon_titles() {
+        let pages = [
+            page(
+                4,
+                &[
+                    (
+                        "Library of Congress Cataloging-in-Publication Data",
+                        7.9,
+                        442.0,
+                    ),
+                    ("Names: Treadwell, Imogen, author.", 7.9, 451.0),
+                    (
+                        "Title: The archive and the algorithm : digital methods for historians / Imogen",
+                        7.9,
+                        460.0,
+                    ),
+                    ("Treadwell.", 7.9, 469.0),
+                    ("Description: Second edition.", 7.9, 478.0),
+                ],
+            ),
+            page(
+                15,
+                &[
+                    (
+                        "Notes from a Night Train was published in 2019 by Small Hours",
+                        9.0,
+                        300.0,
+                    ),
+                    ("Press, Vancouver, British Columbia.", 9.0, 312.0),
+                ],
+            ),
+        ];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 17,
+        };
+        let c = find(&doc);
+        let titles: Vec<&str> = c
+            .iter()
+            .filter(|c| c.field == Field::Title)
+            .map(text)
+            .collect();
+        assert!(
+            titles.contains(&"The archive and the algorithm"),
+            "{titles:?}"
+        );
+        assert!(titles.contains(&"Notes from a Night Train"), "{titles:?}");
+        let subs: Vec<&str> = c
+            .iter()
+            .filter(|c| c.field == Field::Subtitle)
+            .map(text)
+            .collect();
+        assert_eq!(subs, vec!["digital methods for historians"]);
+    }
 }

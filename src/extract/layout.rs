@@ -1,0 +1,603 @@
+//! Page layout analysis shared by the title and author finders.
+//!
+//! A title page is recognised by its shape more than by its words: a few
+//! lines set large, names under them, an imprint at the foot. This module
+//! turns the raw [`PageText`] lines into that shape once per document:
+//!
+//! - the document's body font size (what running text is set in), so that
+//!   "large" means large for this document;
+//! - page furniture (page numbers, running heads, watermarks: text repeated
+//!   at the same place on several pages), which must never become a title;
+//! - blocks: consecutive lines of one font size that belong together, so a
+//!   title broken over two lines is read as one title with a space between;
+//! - whether a page is a display page (title, half-title, copyright page)
+//!   or a page of running text.
+//!
+//! It also holds the text folding used to compare values (`fold`, `tokens`,
+//! `token_f1`) so that finders and `decide` agree on what "same" means.
+
+use crate::model::{DocText, PageText, TextLine};
+use std::collections::HashMap;
+use unicode_normalization::UnicodeNormalization;
+
+/// Lower-case, accents removed, punctuation turned into spaces, whitespace
+/// collapsed: the form in which two spellings of one title compare equal.
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.nfkd() {
+        if unicode_normalization::char::is_combining_mark(c) {
+            continue;
+        }
+        match c {
+            'ß' => out.push_str("ss"),
+            'ø' | 'Ø' => out.push('o'),
+            'ł' | 'Ł' => out.push('l'),
+            'æ' | 'Æ' => out.push_str("ae"),
+            'œ' | 'Œ' => out.push_str("oe"),
+            'ı' => out.push('i'),
+            '&' => out.push_str(" and "),
+            c if c.is_alphanumeric() => out.extend(c.to_lowercase()),
+            _ => out.push(' '),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Han, kana and hangul: scripts written without spaces between words.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
+}
+
+/// Folded words; CJK text counts one token per character, since it has no
+/// spaces to split on.
+pub fn tokens(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for w in fold(s).split(' ') {
+        if w.is_empty() {
+            continue;
+        }
+        if w.chars().any(is_cjk) {
+            let mut run = String::new();
+            for c in w.chars() {
+                if is_cjk(c) {
+                    if !run.is_empty() {
+                        out.push(std::mem::take(&mut run));
+                    }
+                    out.push(c.to_string());
+                } else {
+                    run.push(c);
+                }
+            }
+            if !run.is_empty() {
+                out.push(run);
+            }
+        } else {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Token F1 between two texts (bag of folded tokens), 0 when either is empty.
+pub fn token_f1(a: &str, b: &str) -> f32 {
+    let (ta, tb) = (tokens(a), tokens(b));
+    if ta.is_empty() || tb.is_empty() {
+        return 0.0;
+    }
+    let mut bag: HashMap<&str, i32> = HashMap::new();
+    for t in &tb {
+        *bag.entry(t.as_str()).or_default() += 1;
+    }
+    let mut common = 0;
+    for t in &ta {
+        if let Some(n) = bag.get_mut(t.as_str())
+            && *n > 0
+        {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let p = common as f32 / ta.len() as f32;
+    let r = common as f32 / tb.len() as f32;
+    2.0 * p * r / (p + r)
+}
+
+/// Joins the lines of one visual block into one string: a space at each
+/// line break, except after a hyphen that splits a word, and between two
+/// CJK characters.
+pub fn join_lines<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for part in parts {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(part);
+            continue;
+        }
+        let last = out.chars().last().unwrap_or(' ');
+        let next = part.chars().next().unwrap_or(' ');
+        let before_hyphen = out.chars().rev().nth(1).unwrap_or(' ');
+        if last == '-' && before_hyphen.is_alphabetic() {
+            if next.is_lowercase() {
+                // "imple-" + "menting": a soft break inside one word.
+                out.pop();
+            }
+        } else if !(is_cjk(last) && is_cjk(next)) {
+            out.push(' ');
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+/// A run of lines set in one font size that read as one unit (a title over
+/// two lines, a name list, a paragraph).
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// Indices into the page's `lines`, top to bottom.
+    pub lines: Vec<usize>,
+    /// The lines joined with [`join_lines`].
+    pub text: String,
+    pub size: f32,
+    pub top: f32,
+    pub bottom: f32,
+    pub x0: f32,
+    pub x1: f32,
+}
+
+/// One page's shape.
+#[derive(Debug, Clone)]
+pub struct PageLayout<'a> {
+    pub page: &'a PageText,
+    /// Per line of `page`: page number, running head, watermark.
+    pub furniture: Vec<bool>,
+    /// The non-furniture lines with fragments of one baseline merged
+    /// ("Copyright ©" + "2004 Jane Doe"), top to bottom.
+    pub rows: Vec<TextLine>,
+    /// Blocks of rows, top to bottom (`Block::lines` index `rows`).
+    pub blocks: Vec<Block>,
+    /// Lines of running text (body size, long): many of them = a text page.
+    pub body_lines: usize,
+}
+
+impl PageLayout<'_> {
+    /// A page set for display (title, half-title, copyright, dedication)
+    /// rather than a page of running text.
+    pub fn is_display(&self) -> bool {
+        self.body_lines < 6 && self.content_lines().count() <= 30
+    }
+
+    /// The rows (merged non-furniture lines) with their indices.
+    pub fn content_lines(&self) -> impl Iterator<Item = (usize, &TextLine)> {
+        self.rows.iter().enumerate()
+    }
+
+    /// The block with the largest font, first one on ties.
+    pub fn largest_block(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, b) in self.blocks.iter().enumerate() {
+            if best.is_none_or(|j| b.size > self.blocks[j].size * 1.02) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Index of the block holding line `line`.
+    pub fn block_of(&self, line: usize) -> Option<usize> {
+        self.blocks.iter().position(|b| b.lines.contains(&line))
+    }
+}
+
+/// The whole document's shape.
+#[derive(Debug, Clone)]
+pub struct Layout<'a> {
+    /// Font size of running text (median over characters).
+    pub body_size: f32,
+    pub pages: Vec<PageLayout<'a>>,
+    /// Total page count of the document.
+    pub page_count: u32,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(doc: &DocText<'a>) -> Layout<'a> {
+        let body_size = body_size(doc.pages);
+        let furniture = furniture(doc.pages);
+        let pages = doc
+            .pages
+            .iter()
+            .zip(furniture)
+            .map(|(page, furniture)| {
+                let rows = rows(page, &furniture);
+                let blocks = blocks(&rows, page.width);
+                let body_lines = rows
+                    .iter()
+                    .filter(|l| is_body_line(l, page, body_size))
+                    .count();
+                PageLayout {
+                    page,
+                    furniture,
+                    rows,
+                    blocks,
+                    body_lines,
+                }
+            })
+            .collect();
+        Layout {
+            body_size,
+            pages,
+            page_count: doc.page_count,
+        }
+    }
+
+    /// Front matter: the first half of the document. Back pages (colophon,
+    /// about the author, back cover) are read too, but no title is taken from
+    /// their font sizes.
+    pub fn is_front(&self, page: &PageText) -> bool {
+        page.index < self.page_count.div_ceil(2).max(1)
+    }
+}
+
+/// Median font size weighted by characters; 10 pt when there is no text.
+fn body_size(pages: &[PageText]) -> f32 {
+    let mut sizes: Vec<(f32, usize)> = pages
+        .iter()
+        .flat_map(|p| p.lines.iter())
+        .filter(|l| l.size > 0.0)
+        .map(|l| {
+            (
+                l.size,
+                l.text.chars().filter(|c| !c.is_whitespace()).count(),
+            )
+        })
+        .collect();
+    let total: usize = sizes.iter().map(|s| s.1).sum();
+    if total == 0 {
+        return 10.0;
+    }
+    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut acc = 0;
+    for (size, n) in sizes {
+        acc += n;
+        if acc * 2 >= total {
+            return size;
+        }
+    }
+    10.0
+}
+
+/// A line of running text: body size and long enough to be part of a
+/// paragraph (CJK lines carry more per character).
+fn is_body_line(l: &TextLine, page: &PageText, body: f32) -> bool {
+    let near_body = l.size <= body * 1.15 && l.size >= body * 0.8;
+    let chars = l.text.chars().filter(|c| !c.is_whitespace()).count();
+    let cjk = l.text.chars().filter(|c| is_cjk(*c)).count();
+    let long = chars + cjk >= 45 || l.bbox.width() >= page.width * 0.55;
+    near_body && long
+}
+
+/// A page number alone on its line: "12", "xiv", "- 3 -", "Page 4".
+pub fn is_page_number(text: &str) -> bool {
+    let t = text
+        .trim()
+        .trim_matches(|c: char| c == '-' || c == '–' || c.is_whitespace());
+    let t = t
+        .strip_prefix("Page ")
+        .or_else(|| t.strip_prefix("page "))
+        .unwrap_or(t);
+    !t.is_empty()
+        && (t.chars().all(|c| c.is_ascii_digit())
+            || (t.len() <= 6 && t.chars().all(|c| "ivxlcdm".contains(c))))
+}
+
+/// Marks page numbers and text repeated at the same height on at least
+/// three pages (running heads, journal headers, footers, watermarks).
+/// Digits are ignored in the comparison so "2  Title" and "4  Title" match.
+fn furniture(pages: &[PageText]) -> Vec<Vec<bool>> {
+    let key = |l: &TextLine| -> String {
+        fold(&l.text)
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut seen: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+    for p in pages {
+        for l in &p.lines {
+            let k = key(l);
+            if !k.is_empty() {
+                seen.entry(k).or_default().push((p.index, l.bbox.top));
+            }
+        }
+    }
+    pages
+        .iter()
+        .map(|p| {
+            p.lines
+                .iter()
+                .map(|l| {
+                    if is_page_number(&l.text) {
+                        return true;
+                    }
+                    let k = key(l);
+                    let Some(places) = seen.get(&k) else {
+                        return false;
+                    };
+                    let tol = (p.height * 0.015).max(4.0);
+                    let mut pages_at: Vec<u32> = places
+                        .iter()
+                        .filter(|(_, top)| (top - l.bbox.top).abs() <= tol)
+                        .map(|(i, _)| *i)
+                        .collect();
+                    pages_at.dedup();
+                    pages_at.len() >= 3
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Two font sizes are the same when within 8%.
+pub fn same_size(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 0.08 * a.max(b)
+}
+
+/// Merges the non-furniture lines that sit on one baseline next to each
+/// other (a text layer may cut a line where the font changes, or around a
+/// superscript); lines far apart on one baseline (two columns of author
+/// names) stay apart.
+fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
+    let mut order: Vec<&TextLine> = page
+        .lines
+        .iter()
+        .zip(furniture)
+        .filter(|(l, f)| !**f && !l.text.trim().is_empty())
+        .map(|(l, _)| l)
+        .collect();
+    order.sort_by(|a, b| {
+        a.bbox
+            .top
+            .total_cmp(&b.bbox.top)
+            .then(a.bbox.x0.total_cmp(&b.bbox.x0))
+    });
+    let mut out: Vec<(TextLine, usize)> = Vec::new(); // (row, chars of its main fragment)
+    for l in order {
+        let chars = l.text.chars().count();
+        let near = out.iter().rposition(|(r, _)| {
+            let size = r.size.max(l.size);
+            (r.bbox.top - l.bbox.top).abs() <= size * 0.35
+                && l.bbox.x0 >= r.bbox.x1 - size * 0.5
+                && l.bbox.x0 - r.bbox.x1 <= size * 1.5
+        });
+        match near {
+            Some(k) => {
+                let (r, main) = &mut out[k];
+                let joiner = match (r.text.chars().last(), l.text.chars().next()) {
+                    (Some(a), Some(b)) if is_cjk(a) && is_cjk(b) => "",
+                    _ => " ",
+                };
+                r.text = format!("{}{joiner}{}", r.text.trim_end(), l.text.trim_start());
+                r.bbox.top = r.bbox.top.min(l.bbox.top);
+                r.bbox.bottom = r.bbox.bottom.max(l.bbox.bottom);
+                r.bbox.x1 = r.bbox.x1.max(l.bbox.x1);
+                if chars > *main {
+                    r.size = l.size;
+                    r.bold = l.bold;
+                    *main = chars;
+                }
+            }
+            None => out.push((l.clone(), chars)),
+        }
+    }
+    out.into_iter().map(|(r, _)| r).collect()
+}
+
+/// Groups rows into blocks: a row joins the nearest open block above it
+/// that has its font size, overlaps it horizontally (or is centred with
+/// it) and is close below it.
+fn blocks(rows: &[TextLine], page_width: f32) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for (i, l) in rows.iter().enumerate() {
+        let b = l.bbox;
+        let fits = |blk: &Block| {
+            let last = &rows[*blk.lines.last().unwrap()];
+            let gap = b.top - last.bbox.bottom;
+            let pitch = b.top - last.bbox.top;
+            let overlap = b.x0 < blk.x1 && b.x1 > blk.x0;
+            let centred = ((b.x0 + b.x1) / 2.0 - (blk.x0 + blk.x1) / 2.0).abs() < page_width * 0.08;
+            same_size(l.size, blk.size)
+                && pitch > l.size * 0.5
+                && gap < l.size * 0.9
+                && pitch < l.size * 1.9
+                && (overlap || centred)
+        };
+        // The most recent fitting block (blocks are built top to bottom).
+        match out.iter().rposition(fits) {
+            Some(j) => {
+                let blk = &mut out[j];
+                blk.lines.push(i);
+                blk.bottom = blk.bottom.max(b.bottom);
+                blk.x0 = blk.x0.min(b.x0);
+                blk.x1 = blk.x1.max(b.x1);
+            }
+            None => out.push(Block {
+                lines: vec![i],
+                text: String::new(),
+                size: l.size,
+                top: b.top,
+                bottom: b.bottom,
+                x0: b.x0,
+                x1: b.x1,
+            }),
+        }
+    }
+    for blk in &mut out {
+        blk.text = join_lines(blk.lines.iter().map(|&i| rows[i].text.as_str()));
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Building realistic pages from (text, font size, top) tuples.
+    use crate::model::{PageText, Rect, TextLine, Via};
+
+    /// A line centred on a 432 x 648 pt page, about 0.5 em per character.
+    pub fn line(text: &str, size: f32, top: f32) -> TextLine {
+        let width = (text.chars().count() as f32 * size * 0.5).min(380.0);
+        let x0 = (432.0 - width) / 2.0;
+        TextLine {
+            text: text.to_string(),
+            bbox: Rect {
+                x0,
+                top,
+                x1: x0 + width,
+                bottom: top + size,
+            },
+            size,
+            bold: false,
+        }
+    }
+
+    /// A left-aligned line starting at `x0`.
+    pub fn line_at(text: &str, size: f32, top: f32, x0: f32) -> TextLine {
+        let mut l = line(text, size, top);
+        let w = l.bbox.width();
+        l.bbox.x0 = x0;
+        l.bbox.x1 = x0 + w;
+        l
+    }
+
+    pub fn page(index: u32, lines: &[(&str, f32, f32)]) -> PageText {
+        page_of(
+            index,
+            lines.iter().map(|(t, s, top)| line(t, *s, *top)).collect(),
+        )
+    }
+
+    pub fn page_of(index: u32, lines: Vec<TextLine>) -> PageText {
+        PageText {
+            index,
+            width: 432.0,
+            height: 648.0,
+            lines,
+            image_ratio: 0.0,
+            via: Via::Text,
+            ocr_confidence: None,
+        }
+    }
+
+    /// A page of running text in 10 pt with a page number at the foot.
+    pub fn body_page(index: u32, head: Option<&str>) -> PageText {
+        let mut lines = Vec::new();
+        if let Some(h) = head {
+            lines.push(line_at(h, 8.0, 30.0, 54.0));
+        }
+        const WORDS: [&str; 7] = [
+            "record", "archive", "ledger", "parish", "harbour", "charter", "map",
+        ];
+        for k in 0..30 {
+            let w = WORDS[(index as usize * 3 + k) % WORDS.len()];
+            let text = format!("Much of what follows depends on a careful reading of the {w} and");
+            lines.push(line_at(&text, 10.0, 60.0 + k as f32 * 16.0, 54.0));
+            lines.last_mut().unwrap().bbox.x1 = 378.0;
+        }
+        lines.push(line(&(index + 1).to_string(), 10.0, 610.0));
+        page_of(index, lines)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn fold_ignores_case_accents_and_punctuation() {
+        assert_eq!(fold("Manuál k CSTeXu!"), "manual k cstexu");
+        assert_eq!(fold("  Grünewald-Pohl "), "grunewald pohl");
+        assert_eq!(
+            tokens("古籍修复技术"),
+            vec!["古", "籍", "修", "复", "技", "术"]
+        );
+        assert!(
+            token_f1(
+                "The Archive and the Algorithm",
+                "the archive & the algorithm"
+            ) > 0.99
+        );
+        assert_eq!(token_f1("", "x"), 0.0);
+    }
+
+    #[test]
+    fn join_lines_keeps_spaces_and_mends_hyphens() {
+        assert_eq!(
+            join_lines(["Asymptote: the Vector Graphics", "Language"]),
+            "Asymptote: the Vector Graphics Language"
+        );
+        assert_eq!(join_lines(["imple-", "menting"]), "implementing");
+        assert_eq!(
+            join_lines(["User-", "Space File Systems"]),
+            "User-Space File Systems"
+        );
+        assert_eq!(join_lines(["古籍修复", "技术"]), "古籍修复技术");
+    }
+
+    #[test]
+    fn title_over_two_lines_is_one_block() {
+        let p = page(
+            3,
+            &[
+                ("The Archive and the", 25.9, 127.3),
+                ("Algorithm", 25.9, 154.8),
+                ("Digital Methods for Historians", 15.1, 193.5),
+                ("Imogen Treadwell", 15.1, 281.7),
+            ],
+        );
+        let pages = [p];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 16,
+        };
+        let layout = Layout::new(&doc);
+        let blocks = &layout.pages[0].blocks;
+        assert_eq!(blocks[0].text, "The Archive and the Algorithm");
+        assert_eq!(blocks[1].text, "Digital Methods for Historians");
+        assert_eq!(blocks[2].text, "Imogen Treadwell");
+        assert!(layout.pages[0].is_display());
+    }
+
+    #[test]
+    fn running_heads_and_page_numbers_are_furniture() {
+        let mut pages = vec![page(
+            0,
+            &[("DRAFT", 40.0, 300.0), ("A Real Title", 20.0, 100.0)],
+        )];
+        for i in 1..5 {
+            let mut p = body_page(i, Some("Chapter 1. Beginnings"));
+            p.lines.push(line("DRAFT", 40.0, 300.0));
+            pages.push(p);
+        }
+        let doc = DocText {
+            pages: &pages,
+            page_count: 40,
+        };
+        let layout = Layout::new(&doc);
+        let first = &layout.pages[0];
+        assert!(first.furniture[0], "watermark repeated on every page");
+        assert!(!first.furniture[1]);
+        let body = &layout.pages[2];
+        assert!(body.furniture[0], "running head");
+        assert!(*body.furniture.last().unwrap() || body.furniture[body.furniture.len() - 2]);
+        assert!(!body.is_display());
+        assert!((layout.body_size - 10.0).abs() < 0.01);
+    }
+}
