@@ -50,6 +50,16 @@ impl ExitStatus {
 /// the cache is flushed.
 pub static QUIT: AtomicBool = AtomicBool::new(false);
 
+/// An error of the installation rather than of one PDF (pdfium missing, a
+/// worker that cannot start): every document would fail the same way, so
+/// the run stops with exit code 2 and this message.
+fn installation_error(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<crate::inspect::PdfError>(),
+        Some(crate::inspect::PdfError::PdfiumMissing(_) | crate::inspect::PdfError::WorkerStart(_))
+    )
+}
+
 /// Where a run reads and writes.
 #[derive(Debug, Clone)]
 pub struct Paths {
@@ -260,6 +270,8 @@ pub fn run(
             0
         };
 
+    let fatal = AtomicBool::new(false);
+    let fatal_msg = std::sync::Mutex::new(String::new());
     let (job_tx, job_rx) = crossbeam_channel::bounded::<(usize, DocHash)>(doc_threads * 2);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
 
@@ -310,9 +322,10 @@ pub fn run(
         for _ in 0..doc_threads {
             let (job_rx, done_tx, ctx, files, run_dir) =
                 (job_rx.clone(), done_tx.clone(), &ctx, &files, &run_dir);
+            let (fatal, fatal_msg) = (&fatal, &fatal_msg);
             scope.spawn(move || {
                 for (index, hash) in job_rx {
-                    if QUIT.load(Ordering::Relaxed) {
+                    if QUIT.load(Ordering::Relaxed) || fatal.load(Ordering::Relaxed) {
                         continue; // drain without work
                     }
                     let file = &files[index];
@@ -331,7 +344,13 @@ pub fn run(
                             }
                             Ok(result)
                         }
-                        Ok(Err(e)) => Err(format!("{e:#}")),
+                        Ok(Err(e)) => {
+                            if installation_error(&e) && !fatal.swap(true, Ordering::SeqCst) {
+                                *fatal_msg.lock().unwrap_or_else(|p| p.into_inner()) =
+                                    format!("{e:#}");
+                            }
+                            Err(format!("{e:#}"))
+                        }
                         Err(panic) => Err(format!(
                             "internal error while reading this PDF: {}",
                             panic_text(&panic)
@@ -396,6 +415,13 @@ pub fn run(
     .context("writing summary.md")?;
     run_dir.mark_latest()?;
     reporter.message(&summary.line(seconds));
+    if fatal.load(Ordering::Relaxed) {
+        reporter.message(&format!(
+            "colophon: stopped: {}",
+            fatal_msg.lock().unwrap_or_else(|p| p.into_inner())
+        ));
+        return Ok((summary, ExitStatus::BadUsage));
+    }
     let status = if QUIT.load(Ordering::Relaxed) {
         ExitStatus::Interrupted
     } else if summary.errors > 0 {

@@ -251,3 +251,19 @@ fn invalid_settings_stop_before_any_work() {
         assert!(!p.root().join("cache/runs").exists(), "nothing ran");
     }
 }
+
+#[test]
+fn a_worker_that_cannot_start_stops_the_run_with_exit_2() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    p.add(BOOK, "b.pdf");
+    let out = p
+        .cmd()
+        .args(["run", "-q"])
+        .env("COLOPHON_WORKER_EXE", "/nonexistent/colophon")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot start a PDF worker"), "{err}");
+}
