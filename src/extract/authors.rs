@@ -1127,4 +1127,39 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert!(c.iter().all(|c| names(c) == vec!["Ines Valkonen"]));
     }
+
+    #[test]
+    fn paper_byline_with_superscripts_and_emails() {
+        let mut lines = vec![
+            line("Sparse Grids for Everyone", 17.0, 90.0),
+            line(
+                "Jane Q. Public1,2, Max Mustermann2∗ and Chen Wei3",
+                12.0,
+                125.0,
+            ),
+            line(
+                "1University of Somewhere, 2Institute of Things",
+                10.0,
+                140.0,
+            ),
+            line("{jane,max}@example.org", 10.0, 153.0),
+            line("Abstract", 10.0, 190.0),
+        ];
+        for k in 0..25 {
+            let mut l = line_at(
+                "We show how sparse grids can be used by anyone who has a laptop and",
+                10.0,
+                210.0 + k as f32 * 14.0,
+                54.0,
+            );
+            l.bbox.x1 = 378.0;
+            lines.push(l);
+        }
+        let pages = [page_of(0, lines)];
+        let c = best(&pages, 12);
+        assert_eq!(
+            names(&c),
+            vec!["Jane Q. Public", "Max Mustermann", "Chen Wei"]
+        );
+    }
 }

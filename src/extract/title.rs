@@ -887,4 +887,40 @@ mod tests {
             .collect();
         assert_eq!(subs, vec!["digital methods for historians"]);
     }
+
+    #[test]
+    fn all_capitals_title_page_drops_genre_line() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("THE SILENT HARBOUR", 30.0, 150.0),
+                    ("A NOVEL", 14.0, 200.0),
+                    ("BY MARGARET O'NEILL", 14.0, 300.0),
+                    ("HARBOR LIGHT BOOKS", 10.0, 580.0),
+                ],
+            ),
+            body_page(1, None),
+        ];
+        let (t, s, c) = best(&pages, 200);
+        assert_eq!(t, "THE SILENT HARBOUR");
+        assert_eq!(s, None);
+        assert!(c.why.contains("names"), "{}", c.why);
+    }
+
+    #[test]
+    fn first_page_heading_without_a_recognised_byline() {
+        let mut p = body_page(0, None);
+        // Push the running text down and put a title over it.
+        for l in &mut p.lines {
+            l.bbox.top += 120.0;
+            l.bbox.bottom += 120.0;
+        }
+        p.lines.retain(|l| l.bbox.bottom < 640.0);
+        p.lines.insert(0, line("Notes on Sparse Grids", 18.0, 80.0));
+        let pages = [p, body_page(1, None), body_page(2, None)];
+        let (t, _, c) = best(&pages, 12);
+        assert_eq!(t, "Notes on Sparse Grids");
+        assert!(c.score >= 0.3, "{c:?}");
+    }
 }
