@@ -93,6 +93,10 @@ static CJK_LEAD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
 static FOOTNOTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+/// Marks that OCR reads from superscripts: a quote or "!" glued to the end
+/// of a name ("Vangoor'", "Zadok!").
+static OCR_MARK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(\p{L})['’”"!]+(\s|,|;|$)"#).unwrap());
 /// Digits glued to a name ("Vangoor1") or standing alone before a comma,
 /// "and" or the end of the line ("Vangoor 1 , Tarasov 2").
 static NOTE_DIGITS: LazyLock<Regex> = LazyLock::new(|| {
@@ -114,6 +118,7 @@ static HONORIFIC: LazyLock<Regex> = LazyLock::new(|| {
 /// to names: institutions, imprints, places, and generic title words.
 #[rustfmt::skip]
 const NOT_NAME_WORDS: &[&str] = &[
+    "the", "of", "for", "and", "in", "on", "at", "from", "with", "an", "into", "about",
     "university", "universitat", "universite", "universidad", "universita", "universiteit",
     "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
     "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
@@ -274,6 +279,7 @@ pub(crate) fn parse_names(text: &str) -> (Vec<String>, bool, usize, usize) {
         marked = true;
     }
     t = FOOTNOTE.replace_all(&t, " ").to_string();
+    t = OCR_MARK.replace_all(&t, "$1$2").to_string();
     t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
     t = t.trim().trim_end_matches(['.', ',', ';', ':']).to_string();
 

@@ -340,12 +340,29 @@ fn heading_candidates(
                 && l.bbox.top >= b.bottom - 1.0
                 && l.bbox.top - b.bottom <= b.size.max(8.0) * 3.5
         });
+        // A byline close above or below (titles carry one, logos do not).
+        let byline_near = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            let gap = if l.bbox.top >= b.bottom - 1.0 {
+                l.bbox.top - b.bottom
+            } else {
+                b.top - l.bbox.bottom
+            };
+            matches!(
+                k,
+                LineKind::Names { .. } | LineKind::Connector { marked: true }
+            ) && !b.lines.contains(i)
+                && gap <= b.size.max(8.0) * 6.0
+        });
         let (mut score, mut why) = if display {
             let mut s = 0.4;
             let mut why = String::from("display page");
             if names_elsewhere {
                 s += 0.25;
                 why.push_str(" with names");
+            }
+            if byline_near {
+                s += 0.05;
             }
             if imprint {
                 s += 0.1;
@@ -373,7 +390,11 @@ fn heading_candidates(
             score -= 0.2;
             why.push_str(", copyright page");
         }
-        if rank > 0 {
+        // Second by size; no penalty when the two are about the same size.
+        let lead_size = plausible
+            .first()
+            .map_or(b.size, |&(i, _)| pl.blocks[i].size);
+        if rank > 0 && b.size < lead_size * 0.95 {
             score -= 0.15;
         }
         if matches!(classify(&b.text), LineKind::Names { .. })
@@ -922,5 +943,37 @@ mod tests {
         let (t, _, c) = best(&pages, 12);
         assert_eq!(t, "Notes on Sparse Grids");
         assert!(c.score >= 0.3, "{c:?}");
+    }
+
+    #[test]
+    fn ocr_cover_logo_loses_to_title_with_byline() {
+        let mut p = page_of(
+            0,
+            vec![
+                line_at("ZA Gusenix", 17.4, 117.6, 59.5),
+                line_at("THE ADVANCED", 7.2, 162.7, 193.0),
+                line_at("COMPUTING SYSTEMS", 7.2, 170.4, 192.5),
+                line_at("ASSOCIATION", 7.2, 178.1, 192.5),
+                line("To FUSE or Not to FUSE: Performance of", 17.3, 255.8),
+                line("User-Space File Systems", 15.0, 281.3),
+                line(
+                    "Bharath Kumar Reddy Vangoor, Stony Brook University; Vasily Tarasov,",
+                    10.1,
+                    310.6,
+                ),
+                line(
+                    "IBM Research-Almaden; Erez Zadok, Stony Brook University",
+                    10.1,
+                    329.3,
+                ),
+                line("This paper is included in the Proceedings of", 12.6, 441.6),
+            ],
+        );
+        p.via = crate::model::Via::Ocr;
+        let pages = [p, body_page(1, None)];
+        let (t, s, c) = best(&pages, 15);
+        assert_eq!(t, "To FUSE or Not to FUSE");
+        assert_eq!(s.as_deref(), Some("Performance of User-Space File Systems"));
+        assert_eq!(c.via, crate::model::Via::Ocr);
     }
 }
