@@ -330,7 +330,7 @@ fn heading_candidates(
             !b.lines.contains(i)
                 && matches!(
                     k,
-                    LineKind::Names { .. } | LineKind::Connector { marked: true }
+                    LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
                 )
         });
         let names_below = kinds.iter().any(|(i, k)| {
@@ -350,7 +350,7 @@ fn heading_candidates(
             };
             matches!(
                 k,
-                LineKind::Names { .. } | LineKind::Connector { marked: true }
+                LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
             ) && !b.lines.contains(i)
                 && gap <= b.size.max(8.0) * 6.0
         });
