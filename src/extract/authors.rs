@@ -550,7 +550,8 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     let base = match (front, display, has_heading) {
         (true, _, true) => 0.7,
         (true, true, false) => 0.3,
-        (false, true, _) => 0.3,
+        // Back covers quote reviewers by name: only support, never alone.
+        (false, true, _) => 0.25,
         _ => return,
     };
 
