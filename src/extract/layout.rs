@@ -145,7 +145,9 @@ pub struct Block {
     pub lines: Vec<usize>,
     /// The lines joined with [`join_lines`].
     pub text: String,
+    /// Font size of the block's first row.
     pub size: f32,
+    /// Bounding box of all its rows (points, y downwards).
     pub top: f32,
     pub bottom: f32,
     pub x0: f32,
@@ -155,6 +157,7 @@ pub struct Block {
 /// One page's shape.
 #[derive(Debug, Clone)]
 pub struct PageLayout<'a> {
+    /// The page as read.
     pub page: &'a PageText,
     /// Per line of `page`: page number, running head, watermark.
     pub furniture: Vec<bool>,
@@ -189,11 +192,6 @@ impl PageLayout<'_> {
         }
         best
     }
-
-    /// Index of the block holding line `line`.
-    pub fn block_of(&self, line: usize) -> Option<usize> {
-        self.blocks.iter().position(|b| b.lines.contains(&line))
-    }
 }
 
 /// The whole document's shape.
@@ -201,12 +199,14 @@ impl PageLayout<'_> {
 pub struct Layout<'a> {
     /// Font size of running text (median over characters).
     pub body_size: f32,
+    /// The pages read, in the order given.
     pub pages: Vec<PageLayout<'a>>,
     /// Total page count of the document.
     pub page_count: u32,
 }
 
 impl<'a> Layout<'a> {
+    /// Analyses every page of `doc` (furniture needs all pages at once).
     pub fn new(doc: &DocText<'a>) -> Layout<'a> {
         let body_size = body_size(doc.pages);
         let furniture = furniture(doc.pages);
