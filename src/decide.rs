@@ -82,7 +82,8 @@ pub fn decide(candidates: &[Candidate]) -> Decision {
             continue;
         }
         let top = cands[members[0]];
-        set(&mut d.metadata, field, &top.value);
+        let value = display_form(top, &members, &cands);
+        set(&mut d.metadata, field, &value);
         d.sources.insert(field, (top.page, top.via));
         if field == Field::Title {
             let title = text_of(&top.value);
@@ -97,6 +98,30 @@ pub fn decide(candidates: &[Candidate]) -> Decision {
         }
     }
     d
+}
+
+/// The leader's value, except that a title set in capitals is reported in
+/// the mixed case another agreeing source gives it (Info, vision, a CIP
+/// line), when the words are the same.
+fn display_form(top: &Candidate, members: &[usize], cands: &[&Candidate]) -> Value {
+    if let Value::Text(t) = &top.value
+        && is_all_caps(t)
+    {
+        for &i in &members[1..] {
+            if let Value::Text(o) = &cands[i].value
+                && !is_all_caps(o)
+                && o.chars().any(char::is_uppercase)
+                && fold(o) == fold(t)
+            {
+                return Value::Text(o.clone());
+            }
+        }
+    }
+    top.value.clone()
+}
+
+fn is_all_caps(s: &str) -> bool {
+    s.chars().filter(|c| c.is_alphabetic()).count() > 3 && !s.chars().any(char::is_lowercase)
 }
 
 fn sorted_by_score(cands: &[&Candidate]) -> Vec<usize> {
@@ -451,5 +476,22 @@ mod tests {
             d.metadata.subtitle.as_deref(),
             Some("Notes on R: A Programming Environment")
         );
+    }
+
+    #[test]
+    fn capitals_title_takes_mixed_case_from_an_agreeing_source() {
+        let c = vec![
+            title("THE SILENT HARBOUR", 0.8, 2),
+            cand(
+                Field::Title,
+                Value::Text("The Silent Harbour".into()),
+                0.35,
+                None,
+                Via::PdfInfo,
+            ),
+        ];
+        let d = decide(&c);
+        assert_eq!(d.metadata.title.as_deref(), Some("The Silent Harbour"));
+        assert_eq!(d.sources[&Field::Title], (Some(2), Via::Text));
     }
 }

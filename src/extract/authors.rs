@@ -41,10 +41,13 @@ pub(crate) enum LineKind {
     Names {
         names: Vec<String>,
         marked: bool,
+        /// The role word makes them editors or compilers, not authors.
+        editor: bool,
     },
     /// "and", "by", "edited by" alone: joins the lines around it.
     Connector {
         marked: bool,
+        editor: bool,
     },
     /// Affiliation, address, e-mail or URL: may sit between name lines.
     Affiliation,
@@ -93,6 +96,10 @@ static CJK_LEAD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
 static FOOTNOTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+/// Marks that OCR reads from superscripts: a quote or "!" glued to the end
+/// of a name ("Vangoor'", "Zadok!").
+static OCR_MARK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(\p{L})['’”"!]+(\s|,|;|$)"#).unwrap());
 /// Digits glued to a name ("Vangoor1") or standing alone before a comma,
 /// "and" or the end of the line ("Vangoor 1 , Tarasov 2").
 static NOTE_DIGITS: LazyLock<Regex> = LazyLock::new(|| {
@@ -114,6 +121,7 @@ static HONORIFIC: LazyLock<Regex> = LazyLock::new(|| {
 /// to names: institutions, imprints, places, and generic title words.
 #[rustfmt::skip]
 const NOT_NAME_WORDS: &[&str] = &[
+    "the", "of", "for", "and", "in", "on", "at", "from", "with", "an", "into", "about",
     "university", "universitat", "universite", "universidad", "universita", "universiteit",
     "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
     "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
@@ -209,7 +217,10 @@ pub(crate) fn classify(text: &str) -> LineKind {
         folded.as_str(),
         "and" | "und" | "et" | "y" | "with" | "and the" | "avec" | "mit" | "con"
     ) {
-        return LineKind::Connector { marked: false };
+        return LineKind::Connector {
+            marked: false,
+            editor: false,
+        };
     }
     if matches!(
         folded.as_str(),
@@ -234,26 +245,63 @@ pub(crate) fn classify(text: &str) -> LineKind {
             | "著"
             | "编"
     ) {
-        return LineKind::Connector { marked: true };
+        let editor = EDITOR_WORD.is_match(&folded);
+        return LineKind::Connector {
+            marked: true,
+            editor,
+        };
     }
-    let (names, marked, orgs, others) = parse_names(&t);
-    if others > 0 {
+    let list = parse_names(&t);
+    if list.others > 0 {
         return LineKind::Other;
     }
-    if !names.is_empty() {
-        return LineKind::Names { names, marked };
+    if !list.names.is_empty() {
+        return LineKind::Names {
+            names: list.names,
+            marked: list.marked,
+            editor: list.editor,
+        };
     }
-    if orgs > 0 || had_link {
+    if list.orgs > 0 || had_link {
         return LineKind::Affiliation;
     }
     LineKind::Other
 }
 
-/// Splits a list of names; returns (names, marked, organisation pieces,
-/// other pieces). A line is a list of names only when `other` is 0.
-pub(crate) fn parse_names(text: &str) -> (Vec<String>, bool, usize, usize) {
+/// A line read as a list of names.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NameList {
+    /// "First Last", in order, without duplicates.
+    pub names: Vec<String>,
+    /// A role word ("by", "(eds.)", 著) was there.
+    pub marked: bool,
+    /// The role word names editors or compilers.
+    pub editor: bool,
+    /// Pieces that are institutions, places or addresses (dropped).
+    pub orgs: usize,
+    /// Pieces that are neither names nor institutions: when any, the line
+    /// is not a list of names.
+    pub others: usize,
+}
+
+impl NameList {
+    /// Names and nothing else that cannot be explained.
+    pub fn is_clean(&self) -> bool {
+        !self.names.is_empty() && self.others == 0
+    }
+}
+
+/// Editing and compiling, as opposed to writing.
+static EDITOR_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|主编|主編|^编$|^編$").unwrap()
+});
+
+/// Splits a list of names, dropping role words, footnote marks and
+/// institutions.
+pub(crate) fn parse_names(text: &str) -> NameList {
     let mut t = text.trim().to_string();
     let mut marked = false;
+    let mut editor = false;
     let mut cjk_marked = false;
     if let Some(m) = CJK_LEAD.find(&t) {
         t = t[m.end()..].to_string();
@@ -262,18 +310,22 @@ pub(crate) fn parse_names(text: &str) -> (Vec<String>, bool, usize, usize) {
     if let Some(m) = CJK_ROLE.find(&t)
         && t[..m.start()].chars().any(is_cjk)
     {
+        editor |= EDITOR_WORD.is_match(m.as_str().trim().trim_start_matches('等'));
         t.truncate(m.start());
         cjk_marked = true;
     }
     if let Some(m) = LEAD_ROLE.find(&t) {
+        editor |= EDITOR_WORD.is_match(m.as_str());
         t = t[m.end()..].to_string();
         marked = true;
     }
     if let Some(m) = TRAIL_ROLE.find(&t) {
+        editor = true;
         t.truncate(m.start());
         marked = true;
     }
     t = FOOTNOTE.replace_all(&t, " ").to_string();
+    t = OCR_MARK.replace_all(&t, "$1$2").to_string();
     t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
     t = t.trim().trim_end_matches(['.', ',', ';', ':']).to_string();
 
@@ -317,7 +369,13 @@ pub(crate) fn parse_names(text: &str) -> (Vec<String>, bool, usize, usize) {
             Piece::Other => others += 1,
         }
     }
-    (names, marked || cjk_marked, orgs, others)
+    NameList {
+        names,
+        marked: marked || cjk_marked,
+        editor,
+        orgs,
+        others,
+    }
 }
 
 enum Piece {
@@ -492,19 +550,23 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     let base = match (front, display, has_heading) {
         (true, _, true) => 0.7,
         (true, true, false) => 0.3,
-        (false, true, _) => 0.3,
+        // Back covers quote reviewers by name: only support, never alone.
+        (false, true, _) => 0.25,
         _ => return,
     };
 
     struct Group {
         names: Vec<String>,
         marked: bool,
+        editor: bool,
         top: f32,
         bottom: f32,
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut open: Option<Group> = None;
+    // A role line ("Edited by") alone marks the names that follow it.
     let mut pending_mark = false;
+    let mut pending_editor = false;
     let close = |open: &mut Option<Group>, groups: &mut Vec<Group>| {
         if let Some(g) = open.take()
             && !g.names.is_empty()
@@ -528,13 +590,19 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
         }
         if in_heading {
             close(&mut open, &mut groups);
-            pending_mark = false;
+            (pending_mark, pending_editor) = (false, false);
             continue;
         }
         let near = |g: &Group| l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6;
         match classify(&l.text) {
-            LineKind::Names { names, marked } => {
-                if let Some(g) = open.as_mut().filter(|g| near(g)) {
+            LineKind::Names {
+                names,
+                marked,
+                editor,
+            } => {
+                let editor = editor || pending_editor;
+                // Authors and editors on one page are two lists.
+                if let Some(g) = open.as_mut().filter(|g| near(g) && g.editor == editor) {
                     for n in names {
                         if !g.names.contains(&n) {
                             g.names.push(n);
@@ -547,14 +615,15 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
                     open = Some(Group {
                         names,
                         marked: marked || pending_mark,
+                        editor,
                         top: l.bbox.top,
                         bottom: l.bbox.bottom,
                     });
                 }
-                pending_mark = false;
+                (pending_mark, pending_editor) = (false, false);
             }
-            LineKind::Connector { marked } => {
-                match open.as_mut().filter(|g| near(g)) {
+            LineKind::Connector { marked, editor } => {
+                match open.as_mut().filter(|g| near(g) && g.editor == editor) {
                     Some(g) => {
                         g.bottom = l.bbox.bottom;
                         g.marked |= marked;
@@ -562,6 +631,7 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
                     None => close(&mut open, &mut groups),
                 }
                 pending_mark |= marked;
+                pending_editor |= editor;
             }
             LineKind::Affiliation => {
                 if let Some(g) = open.as_mut().filter(|g| near(g)) {
@@ -570,7 +640,7 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             }
             LineKind::Credit | LineKind::Other => {
                 close(&mut open, &mut groups);
-                pending_mark = false;
+                (pending_mark, pending_editor) = (false, false);
             }
         }
     }
@@ -590,6 +660,8 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
         .enumerate()
         .min_by(|a, b| dist(a.1).total_cmp(&dist(b.1)))
         .map(|(i, _)| i);
+    // Editors count only where no author is named.
+    let has_authors = groups.iter().any(|g| !g.editor);
     for (i, g) in groups.into_iter().enumerate() {
         let mut score = if Some(i) == nearest {
             base
@@ -599,6 +671,9 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
         if g.marked {
             score += 0.1;
         }
+        if g.editor && has_authors {
+            score *= 0.5;
+        }
         let why = format!(
             "{} names near the title{}",
             if display {
@@ -606,7 +681,11 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             } else {
                 "paper heading"
             },
-            if g.marked { " (by-line)" } else { "" }
+            match (g.marked, g.editor) {
+                (_, true) => " (editors)",
+                (true, false) => " (by-line)",
+                _ => "",
+            }
         );
         out.push(candidate(g.names, score, pl, why));
     }
@@ -676,9 +755,9 @@ fn statement_names(pl: &PageLayout, out: &mut Vec<Candidate>) {
         if let Some(holder) = holder {
             let rest = YEARS.replace_all(&holder, " ");
             let rest = ALL_RIGHTS.replace_all(rest.trim(), "");
-            let (names, _, _, others) = parse_names(rest.trim());
-            if !names.is_empty() && others == 0 {
-                out.push(candidate(names, 0.35, pl, "copyright holder".into()));
+            let list = parse_names(rest.trim());
+            if list.is_clean() {
+                out.push(candidate(list.names, 0.35, pl, "copyright holder".into()));
             }
             continue;
         }
@@ -726,9 +805,9 @@ fn statement_names(pl: &PageLayout, out: &mut Vec<Candidate>) {
         .join("\n");
     let flat = joined.replace('\n', " ");
     if let Some(c) = MORAL_RIGHT.captures(&flat) {
-        let (names, _, _, others) = parse_names(&c[1]);
-        if !names.is_empty() && others == 0 {
-            out.push(candidate(names, 0.5, pl, "moral-rights notice".into()));
+        let list = parse_names(&c[1]);
+        if list.is_clean() {
+            out.push(candidate(list.names, 0.5, pl, "moral-rights notice".into()));
         }
     }
     cip_names(&joined, pl, out);
@@ -762,10 +841,10 @@ fn cip_names(joined: &str, pl: &PageLayout, out: &mut Vec<Candidate>) {
                 if let Some((_, resp)) = body.split_once(" / ") {
                     let resp = resp.split(" | ").next().unwrap_or(resp);
                     let resp = resp.split(". ").next().unwrap_or(resp);
-                    let (names, _, _, others) = parse_names(resp);
-                    if !names.is_empty() && others == 0 {
+                    let list = parse_names(resp);
+                    if list.is_clean() {
                         out.push(candidate(
-                            names,
+                            list.names,
                             0.55,
                             pl,
                             "CIP statement of responsibility".into(),
@@ -783,10 +862,10 @@ fn cip_names(joined: &str, pl: &PageLayout, out: &mut Vec<Candidate>) {
                 && line.chars().any(is_cjk)
             {
                 let resp = resp.split(['.', '—']).next().unwrap_or("").trim();
-                let (names, marked, _, others) = parse_names(resp);
-                if !names.is_empty() && others == 0 && marked {
+                let list = parse_names(resp);
+                if list.is_clean() && list.marked {
                     out.push(candidate(
-                        names,
+                        list.names,
                         0.55,
                         pl,
                         "CIP statement of responsibility".into(),
@@ -916,7 +995,13 @@ mod tests {
         assert_eq!(classify("Photographs by Dave Stroud"), LineKind::Credit);
         assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
         assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);
-        assert_eq!(classify("Edited by"), LineKind::Connector { marked: true });
+        assert_eq!(
+            classify("Edited by"),
+            LineKind::Connector {
+                marked: true,
+                editor: true
+            }
+        );
         assert!(matches!(classify("New York"), LineKind::Affiliation));
     }
 
@@ -969,7 +1054,7 @@ mod tests {
         ];
         let c = best(&pages, 15);
         assert_eq!(names(&c), vec!["Brynja Sveinsdóttir", "Colm Ó Laoghaire"]);
-        assert!(c.why.contains("by-line"));
+        assert!(c.why.contains("editors"), "{}", c.why);
     }
 
     #[test]
@@ -1126,5 +1211,82 @@ mod tests {
         let c = find(&doc);
         assert_eq!(c.len(), 2);
         assert!(c.iter().all(|c| names(c) == vec!["Ines Valkonen"]));
+    }
+
+    #[test]
+    fn paper_byline_with_superscripts_and_emails() {
+        let mut lines = vec![
+            line("Sparse Grids for Everyone", 17.0, 90.0),
+            line(
+                "Jane Q. Public1,2, Max Mustermann2∗ and Chen Wei3",
+                12.0,
+                125.0,
+            ),
+            line(
+                "1University of Somewhere, 2Institute of Things",
+                10.0,
+                140.0,
+            ),
+            line("{jane,max}@example.org", 10.0, 153.0),
+            line("Abstract", 10.0, 190.0),
+        ];
+        for k in 0..25 {
+            let mut l = line_at(
+                "We show how sparse grids can be used by anyone who has a laptop and",
+                10.0,
+                210.0 + k as f32 * 14.0,
+                54.0,
+            );
+            l.bbox.x1 = 378.0;
+            lines.push(l);
+        }
+        let pages = [page_of(0, lines)];
+        let c = best(&pages, 12);
+        assert_eq!(
+            names(&c),
+            vec!["Jane Q. Public", "Max Mustermann", "Chen Wei"]
+        );
+    }
+
+    #[test]
+    fn editor_of_an_authored_book_is_not_an_author() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("Persuasion", 30.0, 150.0),
+                    ("Jane Austen", 16.0, 220.0),
+                    ("Edited by Gillian Beer", 12.0, 300.0),
+                    ("HARBOR LIGHT BOOKS", 10.0, 580.0),
+                ],
+            ),
+            body_page(1, None),
+        ];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 300,
+        };
+        let c = find(&doc);
+        let author = c
+            .iter()
+            .find(|c| names(c) == vec!["Jane Austen"])
+            .expect("author");
+        let editor = c
+            .iter()
+            .find(|c| names(c) == vec!["Gillian Beer"])
+            .expect("editor");
+        assert!(author.score > editor.score + 0.2, "{c:?}");
+        assert!(matches!(
+            classify("Anna Berg and Bo Lind (eds.)"),
+            LineKind::Names { editor: true, .. }
+        ));
+        assert!(matches!(
+            classify("李静怡 主编"),
+            LineKind::Names { editor: true, .. }
+        ));
+        assert!(matches!(
+            classify("李静怡 编著"),
+            LineKind::Names { editor: false, .. }
+        ));
     }
 }

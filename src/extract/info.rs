@@ -158,9 +158,9 @@ fn clean_authors(raw: &str) -> Option<Vec<String>> {
     {
         return None;
     }
-    let (names, _, _, others) = parse_names(&t);
-    if !names.is_empty() && others == 0 {
-        return Some(names);
+    let list = parse_names(&t);
+    if list.is_clean() {
+        return Some(list.names);
     }
     // "Zeileis, Achim; Grothendieck, Gabor" or a single "Last, First".
     let mut out = Vec::new();

@@ -16,7 +16,8 @@
 //! It also holds the text folding used to compare values (`fold`, `tokens`,
 //! `token_f1`) so that finders and `decide` agree on what "same" means.
 
-use crate::model::{DocText, PageText, TextLine};
+use super::authors::{LineKind, classify};
+use crate::model::{DocText, PageText, TextLine, Via};
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
 
@@ -144,7 +145,9 @@ pub struct Block {
     pub lines: Vec<usize>,
     /// The lines joined with [`join_lines`].
     pub text: String,
+    /// Font size of the block's first row.
     pub size: f32,
+    /// Bounding box of all its rows (points, y downwards).
     pub top: f32,
     pub bottom: f32,
     pub x0: f32,
@@ -154,6 +157,7 @@ pub struct Block {
 /// One page's shape.
 #[derive(Debug, Clone)]
 pub struct PageLayout<'a> {
+    /// The page as read.
     pub page: &'a PageText,
     /// Per line of `page`: page number, running head, watermark.
     pub furniture: Vec<bool>,
@@ -188,11 +192,6 @@ impl PageLayout<'_> {
         }
         best
     }
-
-    /// Index of the block holding line `line`.
-    pub fn block_of(&self, line: usize) -> Option<usize> {
-        self.blocks.iter().position(|b| b.lines.contains(&line))
-    }
 }
 
 /// The whole document's shape.
@@ -200,12 +199,14 @@ impl PageLayout<'_> {
 pub struct Layout<'a> {
     /// Font size of running text (median over characters).
     pub body_size: f32,
+    /// The pages read, in the order given.
     pub pages: Vec<PageLayout<'a>>,
     /// Total page count of the document.
     pub page_count: u32,
 }
 
 impl<'a> Layout<'a> {
+    /// Analyses every page of `doc` (furniture needs all pages at once).
     pub fn new(doc: &DocText<'a>) -> Layout<'a> {
         let body_size = body_size(doc.pages);
         let furniture = furniture(doc.pages);
@@ -215,7 +216,8 @@ impl<'a> Layout<'a> {
             .zip(furniture)
             .map(|(page, furniture)| {
                 let rows = rows(page, &furniture);
-                let blocks = blocks(&rows, page.width);
+                let tolerance = if page.via == Via::Ocr { 0.2 } else { 0.08 };
+                let blocks = blocks(&rows, page.width, tolerance);
                 let body_lines = rows
                     .iter()
                     .filter(|l| is_body_line(l, page, body_size))
@@ -347,7 +349,14 @@ fn furniture(pages: &[PageText]) -> Vec<Vec<bool>> {
 
 /// Two font sizes are the same when within 8%.
 pub fn same_size(a: f32, b: f32) -> bool {
-    (a - b).abs() <= 0.08 * a.max(b)
+    same_size_within(a, b, 0.08)
+}
+
+/// Two font sizes are the same when within `tolerance` (a share of the
+/// larger). OCR estimates sizes from glyph heights, so lines of one size
+/// differ by capitals and descenders there.
+pub fn same_size_within(a: f32, b: f32, tolerance: f32) -> bool {
+    (a - b).abs() <= tolerance * a.max(b)
 }
 
 /// Merges the non-furniture lines that sit on one baseline next to each
@@ -403,17 +412,29 @@ fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
 /// Groups rows into blocks: a row joins the nearest open block above it
 /// that has its font size, overlaps it horizontally (or is centred with
 /// it) and is close below it.
-fn blocks(rows: &[TextLine], page_width: f32) -> Vec<Block> {
+fn blocks(rows: &[TextLine], page_width: f32, tolerance: f32) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
     for (i, l) in rows.iter().enumerate() {
         let b = l.bbox;
+        // Where sizes are rough (OCR), a byline does not continue the
+        // block above it nor the other way round: size alone cannot keep a
+        // title and the names under it apart there.
+        let byline = matches!(
+            classify(&l.text),
+            LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
+        );
         let fits = |blk: &Block| {
             let last = &rows[*blk.lines.last().unwrap()];
+            let last_byline = matches!(
+                classify(&last.text),
+                LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
+            );
             let gap = b.top - last.bbox.bottom;
             let pitch = b.top - last.bbox.top;
             let overlap = b.x0 < blk.x1 && b.x1 > blk.x0;
             let centred = ((b.x0 + b.x1) / 2.0 - (blk.x0 + blk.x1) / 2.0).abs() < page_width * 0.08;
-            same_size(l.size, blk.size)
+            (same_size(l.size, blk.size)
+                || same_size_within(l.size, blk.size, tolerance) && byline == last_byline)
                 && pitch > l.size * 0.5
                 && gap < l.size * 0.9
                 && pitch < l.size * 1.9
@@ -599,5 +620,39 @@ mod tests {
         assert!(*body.furniture.last().unwrap() || body.furniture[body.furniture.len() - 2]);
         assert!(!body.is_display());
         assert!((layout.body_size - 10.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn ocr_sizes_are_compared_loosely_but_bylines_stay_apart() {
+        let lines = [
+            ("The Archive and the", 15.7, 127.0),
+            ("Algorithm", 17.3, 150.0),
+            ("Digital Methods for Historians", 12.0, 190.0),
+            ("Imogen Treadwell", 11.0, 205.0),
+        ];
+        let mut p = page(3, &lines);
+        let text = page(3, &lines);
+        p.via = Via::Ocr;
+        let pages = [p, text];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 16,
+        };
+        let layout = Layout::new(&doc);
+        let ocr: Vec<&str> = layout.pages[0]
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(
+            ocr,
+            vec![
+                "The Archive and the Algorithm",
+                "Digital Methods for Historians",
+                "Imogen Treadwell"
+            ]
+        );
+        // A text layer's sizes are exact: 15.7 and 17.3 are two sizes.
+        assert_eq!(layout.pages[1].blocks.len(), 4);
     }
 }

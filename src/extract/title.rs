@@ -330,7 +330,7 @@ fn heading_candidates(
             !b.lines.contains(i)
                 && matches!(
                     k,
-                    LineKind::Names { .. } | LineKind::Connector { marked: true }
+                    LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
                 )
         });
         let names_below = kinds.iter().any(|(i, k)| {
@@ -340,12 +340,29 @@ fn heading_candidates(
                 && l.bbox.top >= b.bottom - 1.0
                 && l.bbox.top - b.bottom <= b.size.max(8.0) * 3.5
         });
+        // A byline close above or below (titles carry one, logos do not).
+        let byline_near = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            let gap = if l.bbox.top >= b.bottom - 1.0 {
+                l.bbox.top - b.bottom
+            } else {
+                b.top - l.bbox.bottom
+            };
+            matches!(
+                k,
+                LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
+            ) && !b.lines.contains(i)
+                && gap <= b.size.max(8.0) * 6.0
+        });
         let (mut score, mut why) = if display {
             let mut s = 0.4;
             let mut why = String::from("display page");
             if names_elsewhere {
                 s += 0.25;
                 why.push_str(" with names");
+            }
+            if byline_near {
+                s += 0.05;
             }
             if imprint {
                 s += 0.1;
@@ -373,7 +390,11 @@ fn heading_candidates(
             score -= 0.2;
             why.push_str(", copyright page");
         }
-        if rank > 0 {
+        // Second by size; no penalty when the two are about the same size.
+        let lead_size = plausible
+            .first()
+            .map_or(b.size, |&(i, _)| pl.blocks[i].size);
+        if rank > 0 && b.size < lead_size * 0.95 {
             score -= 0.15;
         }
         if matches!(classify(&b.text), LineKind::Names { .. })
@@ -886,5 +907,73 @@ mod tests {
             .map(text)
             .collect();
         assert_eq!(subs, vec!["digital methods for historians"]);
+    }
+
+    #[test]
+    fn all_capitals_title_page_drops_genre_line() {
+        let pages = [
+            page(
+                0,
+                &[
+                    ("THE SILENT HARBOUR", 30.0, 150.0),
+                    ("A NOVEL", 14.0, 200.0),
+                    ("BY MARGARET O'NEILL", 14.0, 300.0),
+                    ("HARBOR LIGHT BOOKS", 10.0, 580.0),
+                ],
+            ),
+            body_page(1, None),
+        ];
+        let (t, s, c) = best(&pages, 200);
+        assert_eq!(t, "THE SILENT HARBOUR");
+        assert_eq!(s, None);
+        assert!(c.why.contains("names"), "{}", c.why);
+    }
+
+    #[test]
+    fn first_page_heading_without_a_recognised_byline() {
+        let mut p = body_page(0, None);
+        // Push the running text down and put a title over it.
+        for l in &mut p.lines {
+            l.bbox.top += 120.0;
+            l.bbox.bottom += 120.0;
+        }
+        p.lines.retain(|l| l.bbox.bottom < 640.0);
+        p.lines.insert(0, line("Notes on Sparse Grids", 18.0, 80.0));
+        let pages = [p, body_page(1, None), body_page(2, None)];
+        let (t, _, c) = best(&pages, 12);
+        assert_eq!(t, "Notes on Sparse Grids");
+        assert!(c.score >= 0.3, "{c:?}");
+    }
+
+    #[test]
+    fn ocr_cover_logo_loses_to_title_with_byline() {
+        let mut p = page_of(
+            0,
+            vec![
+                line_at("ZA Gusenix", 17.4, 117.6, 59.5),
+                line_at("THE ADVANCED", 7.2, 162.7, 193.0),
+                line_at("COMPUTING SYSTEMS", 7.2, 170.4, 192.5),
+                line_at("ASSOCIATION", 7.2, 178.1, 192.5),
+                line("To FUSE or Not to FUSE: Performance of", 17.3, 255.8),
+                line("User-Space File Systems", 15.0, 281.3),
+                line(
+                    "Bharath Kumar Reddy Vangoor, Stony Brook University; Vasily Tarasov,",
+                    10.1,
+                    310.6,
+                ),
+                line(
+                    "IBM Research-Almaden; Erez Zadok, Stony Brook University",
+                    10.1,
+                    329.3,
+                ),
+                line("This paper is included in the Proceedings of", 12.6, 441.6),
+            ],
+        );
+        p.via = crate::model::Via::Ocr;
+        let pages = [p, body_page(1, None)];
+        let (t, s, c) = best(&pages, 15);
+        assert_eq!(t, "To FUSE or Not to FUSE");
+        assert_eq!(s.as_deref(), Some("Performance of User-Space File Systems"));
+        assert_eq!(c.via, crate::model::Via::Ocr);
     }
 }
