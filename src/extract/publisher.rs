@@ -1,8 +1,610 @@
-//! Finder for `publisher` candidates. (stub: to be written)
+//! Finder for `publisher` candidates: the imprint as printed on the title
+//! or copyright page.
+//!
+//! Sources, strongest first:
+//! - "Published by X", "First published in 2020 by X", "X edition
+//!   published 2022 / by X" (the line and the one continuing it are read
+//!   together), "publié par", "erschienen bei", "出版发行：X";
+//!   never the licence formula "as published by the Free Software
+//!   Foundation";
+//! - the CIP imprint "Place : X, 2022" and "杭州：X出版社，2021";
+//! - the publisher line at the foot of the title page ("NORTHBOUND
+//!   UNIVERSITY PRESS" above "Edinburgh");
+//! - a copyright holder that is an organisation ("© Éditions Bréval & Cie,
+//!   Paris, 2019"), never a person;
+//! - an organisation repeated in the running heads/feet of a paper
+//!   ("USENIX Association").
+//! Names are cut at the address, year or bracket that follows them, a
+//! leading "the" is dropped, and all-capital names are title-cased.
+//! Whether a name is an organisation is judged from its words (Press,
+//! Books, Verlag, Éditions, University, Association, Inc., "X & Y", 出版社
+//! ...); a name without such a word scores lower.
+//!
+//! Score semantics (`Candidate::score`):
+//! - `>= 0.8`: "published by" an organisation on the copyright page, or
+//!   the CIP imprint; report it.
+//! - `0.5 ..< 0.8`: confident enough to report alone: the title page's
+//!   publisher line, an organisation as copyright holder, a colophon or a
+//!   journal's "published by" line, a publisher repeated in page footers.
+//! - `0.2 ..< 0.5`: weak: "published by" a non-organisation, capitalised
+//!   lines on a title page without a publisher word, "Independently
+//!   published", mentions in running text or on a back cover.
+//! - `< 0.2`: never report.
 
-use crate::model::{Candidate, DocText};
+use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
+use crate::model::{Candidate, DocText, Field, Value};
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// Every `publisher` candidate in the document's page text.
-pub fn find(_doc: &DocText) -> Vec<Candidate> {
-    Vec::new()
+pub fn find(doc: &DocText) -> Vec<Candidate> {
+    let pages = context::read(doc);
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut push = |p: &PageCtx, name: String, score: f32, why: &str| {
+        let value = Value::Text(name);
+        let why = format!("{why} (p{})", p.index());
+        match out
+            .iter_mut()
+            .find(|c| c.value == value && c.page == Some(p.index()))
+        {
+            Some(c) if c.score >= score => {}
+            Some(c) => {
+                c.score = score;
+                c.why = why;
+            }
+            None => out.push(Candidate {
+                field: Field::Publisher,
+                value,
+                score,
+                page: Some(p.index()),
+                via: p.via(),
+                why,
+            }),
+        }
+    };
+    // Organisations in running heads/feet, by page.
+    let mut margins: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+
+    for (k, p) in pages.iter().enumerate() {
+        if matches!(
+            p.kind,
+            PageKind::AlsoBy | PageKind::Index | PageKind::Contents
+        ) {
+            continue;
+        }
+        for i in 0..p.len() {
+            if p.in_references(i) || p.in_also_by(i) {
+                continue;
+            }
+            let t = p.text(i);
+            if context::citation_like(t) {
+                continue;
+            }
+            if p.band(i) != Band::Body {
+                for m in ORG_PHRASE.find_iter(t) {
+                    let name = clean_name(m.as_str());
+                    let pages = margins.entry(name).or_default();
+                    if !pages.contains(&k) {
+                        pages.push(k);
+                    }
+                }
+            }
+            // The line and the one continuing it, with the break kept so a
+            // name is only run on when it is visibly unfinished.
+            let joined = match p.continuation(i) {
+                Some(j) => format!("{}\n{}", t, p.text(j).trim()),
+                None => t.to_string(),
+            };
+            if let Some((name, s, why)) = published_by(p, i, &joined) {
+                push(p, name, s, why);
+                continue;
+            }
+            if let Some((name, s, why)) = chinese(p, t) {
+                push(p, name, s, why);
+                continue;
+            }
+            if p.kind == PageKind::Imprint {
+                if let Some(name) = cip_imprint(t) {
+                    push(p, name, 0.8, "CIP imprint");
+                    continue;
+                }
+            }
+            if let Some((name, s, why)) = copyright_holder(p, t) {
+                push(p, name, s, why);
+                continue;
+            }
+            if SELF_PUBLISHED.is_match(t)
+                && matches!(p.kind, PageKind::Imprint | PageKind::Title)
+            {
+                push(p, "Independently published".into(), 0.3, "self-published");
+                continue;
+            }
+            if p.kind == PageKind::BackCover && is_org(t.trim()) && context::words(t) <= 6 {
+                push(p, clean_name(t), 0.45, "publisher name on the back cover");
+            }
+        }
+        if p.kind == PageKind::Title {
+            for (name, s, why) in title_foot(p) {
+                push(p, name, s, why);
+            }
+        }
+    }
+    for (name, on) in margins {
+        if name.is_empty() {
+            continue;
+        }
+        let (s, why) = if on.len() >= 2 {
+            (0.5, "organisation repeated in running heads/feet")
+        } else {
+            (0.25, "organisation in a running head/foot")
+        };
+        push(&pages[on[0]], name, s, why);
+    }
+    out
+}
+
+/// Words that make a name an organisation (publisher, university, society).
+static ORG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
+    )
+    .unwrap()
+});
+
+/// A capitalised organisation name in running heads/feet.
+static ORG_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:\p{Lu}[\p{L}&'.-]*\s+){1,4}(?:Association|Press|Society|Institute|Foundation|Publishing|Publishers|Verlag|Books)\b")
+        .unwrap()
+});
+
+static PUBLISHED_BY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,]+){0,4}?\s+by\s+|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
+    )
+    .unwrap()
+});
+
+static SELF_PUBLISHED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:independently|self)[- ]published\b").unwrap());
+
+static CIP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[^:;|]{1,40}?\s:\s*(\p{Lu}[^,:;|]{1,60}?),\s*\[?c?\d{4}").unwrap()
+});
+
+static CN_PUBLISHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:出版发行|出版者|出\s*版)\s*[：:]\s*(\S{2,30})|[：:]\s*([^，,：:\s]{2,30}?(?:出版社|出版公司|书局|印书馆))\s*[，,]\s*\d{4}")
+        .unwrap()
+});
+
+static COPYRIGHT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:©|\(c\)|\bcopyright\b)").unwrap());
+
+/// Years, commas and "by" between a copyright sign and the holder.
+static HOLDER_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap()
+});
+
+/// Where a name stops: punctuation, brackets, a year, an address, a URL.
+static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:[,;|\[(\n]|\s{2,}|\s+https?:|\s+www\.|\b(?:1[5-9]|20)\d{2}\b|\s+in\s+\d|\s+and\s+by\b|\s+under\b|\s+for\s+the\b|\.\s|\.$|\s+\d)").unwrap()
+});
+
+/// Abbreviations whose full stop does not end the name.
+const ABBREV: &[&str] = &["inc", "co", "ltd", "corp", "bros", "st", "cie", "s.a", "b.v"];
+
+/// Cuts a name from the start of `s` and cleans it; `None` when what
+/// follows is not a name.
+fn read_name(s: &str) -> Option<String> {
+    let s = s.trim_start();
+    let mut end = s.len();
+    let mut from = 0;
+    while let Some(m) = NAME_END.find_at(s, from) {
+        // "Harwick & Co. Ltd": a full stop after an abbreviation goes on.
+        if m.as_str().starts_with('.') {
+            let word = s[..m.start()]
+                .rsplit(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            if ABBREV.contains(&word.as_str()) {
+                end = m.start() + 1;
+                from = m.end();
+                continue;
+            }
+        }
+        end = m.start();
+        break;
+    }
+    let name = clean_name(&s[..end.min(s.len())]);
+    let words = name.split_whitespace().count();
+    let first = name.chars().next()?;
+    if words == 0 || words > 8 || !(first.is_uppercase() || !first.is_alphabetic()) {
+        return None;
+    }
+    if first.is_ascii_digit() || first.is_ascii_punctuation() {
+        return None;
+    }
+    let lower = name.to_lowercase();
+    if ["the author", "the authors", "the editor", "the editors", "author", "authors"]
+        .contains(&lower.as_str())
+    {
+        return None;
+    }
+    Some(name)
+}
+
+/// Trims punctuation and a leading "the", title-cases all-capital words of
+/// a multi-word name ("NORTHBOUND UNIVERSITY PRESS" → "Northbound
+/// University Press"; "MIT PRESS" keeps "MIT").
+pub fn clean_name(s: &str) -> String {
+    let s = s
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_matches(|c: char| ".,:;—–-/ ".contains(c))
+        .to_string();
+    let s = match s.split_once(' ') {
+        Some((the, rest)) if the.eq_ignore_ascii_case("the") && !rest.is_empty() => rest.to_string(),
+        _ => s,
+    };
+    let words: Vec<&str> = s.split(' ').collect();
+    let letters = |w: &str| w.chars().filter(|c| c.is_alphabetic()).count();
+    let caps = |w: &str| {
+        letters(w) >= 2 && w.chars().filter(|c| c.is_alphabetic()).all(|c| c.is_uppercase())
+    };
+    if words.len() >= 2 && words.iter().filter(|w| caps(w)).count() >= 2 {
+        words
+            .iter()
+            .map(|w| {
+                // Short all-capital words are acronyms ("MIT", "ACM").
+                if caps(w) && letters(w) >= 4 {
+                    let mut cs = w.chars();
+                    let first = cs.next().map(|c| c.to_string()).unwrap_or_default();
+                    first + &cs.as_str().to_lowercase()
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        s
+    }
+}
+
+/// The name reads like an organisation.
+fn is_org(name: &str) -> bool {
+    ORG.is_match(name)
+}
+
+fn published_by(p: &PageCtx, i: usize, joined: &str) -> Option<(String, f32, &'static str)> {
+    let t = p.text(i);
+    let m = PUBLISHED_BY.find(joined)?;
+    if m.start() >= t.len() {
+        return None;
+    }
+    let before = joined[..m.start()].to_lowercase();
+    // The GPL/GFDL formula "as published by the Free Software Foundation".
+    if before.trim_end().ends_with(" as") || before.trim_end() == "as" {
+        return None;
+    }
+    let lower = t.to_lowercase();
+    if ["license", "licence"].iter().any(|w| lower.contains(w)) {
+        return None;
+    }
+    let after = &joined[m.end()..];
+    let mut name = read_name(after)?;
+    // "... by Small Hours" + "Press, Vancouver": run on over the line break
+    // when that completes an organisation name.
+    let starts_on_line = m.end() < t.len();
+    if starts_on_line && !is_org(&name) && after.contains('\n') {
+        if let Some(longer) = read_name(&after.replacen('\n', " ", 1)) {
+            if is_org(&longer) {
+                name = longer;
+            }
+        }
+    }
+    let org = is_org(&name);
+    let lead = context::words(&joined[..m.start()]);
+    let s = match (p.kind, p.part) {
+        (PageKind::Imprint, Part::Front) => (0.85, 0.6),
+        (PageKind::Imprint, Part::Back) => (0.75, 0.5),
+        (PageKind::Title | PageKind::HalfTitle, _) => (0.75, 0.5),
+        (_, Part::Back) if p.from_end <= 1 && lead <= 5 => (0.6, 0.35),
+        (_, _) if lead <= 5 && p.index() <= 3 => (0.5, 0.3),
+        _ => (0.25, 0.15),
+    };
+    let (score, why) = if org {
+        (s.0, "\"published by\" an organisation")
+    } else {
+        (s.1, "\"published by\" a name")
+    };
+    Some((name, score, why))
+}
+
+fn chinese(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)> {
+    let c = CN_PUBLISHER.captures(t)?;
+    let (name, s) = match (c.get(1), c.get(2)) {
+        (Some(n), _) => (n.as_str(), 0.85),
+        (None, Some(n)) => (n.as_str(), 0.8),
+        _ => return None,
+    };
+    let name = name.trim_start_matches(['—', '-']).trim().to_string();
+    if name.is_empty() || (!is_org(&name) && name.chars().count() < 2) {
+        return None;
+    }
+    let s = if p.kind == PageKind::Imprint { s } else { s - 0.3 };
+    Some((name, s, "publisher in the Chinese imprint"))
+}
+
+fn cip_imprint(t: &str) -> Option<String> {
+    let c = CIP.captures(t)?;
+    let name = clean_name(&c[1]);
+    if name.split_whitespace().count() > 8 || name.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(name)
+}
+
+fn copyright_holder(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)> {
+    let m = COPYRIGHT.find(t)?;
+    let rest = &t[m.end()..];
+    let lead = HOLDER_LEAD.find(rest).map_or(0, |x| x.end());
+    let name = read_name(&rest[lead..])?;
+    // A joint notice ("X College and Eleanor Stride") or a person is no
+    // publisher.
+    if !is_org(&name) || name.contains(" and ") || name.contains(" und ") {
+        return None;
+    }
+    let s = match (p.kind, p.part) {
+        (PageKind::Imprint | PageKind::Title, Part::Front) => 0.55,
+        (_, Part::Front) if p.index() <= 4 => 0.45,
+        _ => 0.3,
+    };
+    Some((name, s, "organisation as copyright holder"))
+}
+
+/// Publisher lines at the foot of a title page: short lines in the lower
+/// part of the page; an organisation word makes one likely, capitals or an
+/// ampersand above a place line make one possible.
+fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
+    let n = p.len();
+    let mut out = Vec::new();
+    let max_size = (0..n).map(|i| p.page.lines[i].size).fold(0.0, f32::max);
+    for i in 0..n {
+        let t = p.text(i).trim();
+        let low = p.rel_top(i) > 0.5 || i + 2 >= n;
+        if !low || t.is_empty() || p.page.lines[i].size >= max_size {
+            continue;
+        }
+        let words = context::words(t);
+        if words == 0 || words > 6 || t.chars().any(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let lower = t.to_lowercase();
+        if ["edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            continue;
+        }
+        if is_org(t) {
+            out.push((clean_name(t), 0.6, "publisher line at the foot of the title page"));
+            continue;
+        }
+        let caps = t
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .all(|c| c.is_uppercase())
+            && t.chars().filter(|c| c.is_alphabetic()).count() >= 4;
+        let last = i + 1 == n;
+        if caps || t.contains(" & ") {
+            let s = if last { 0.2 } else { 0.35 };
+            out.push((clean_name(t), s, "capitalised line at the foot of the title page"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::context::testutil::*;
+    use crate::model::PageText;
+
+    fn run(pages: &[PageText], count: u32) -> Vec<Candidate> {
+        find(&DocText {
+            pages,
+            page_count: count,
+        })
+    }
+
+    fn best(c: &[Candidate]) -> Option<(String, f32)> {
+        c.iter()
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|c| match &c.value {
+                Value::Text(s) => (s.clone(), c.score),
+                _ => unreachable!(),
+            })
+    }
+
+    #[test]
+    fn cleans_names() {
+        assert_eq!(clean_name("NORTHBOUND UNIVERSITY PRESS"), "Northbound University Press");
+        assert_eq!(clean_name("ÉDITIONS BRÉVAL & Cie"), "Éditions Bréval & Cie");
+        assert_eq!(clean_name("the Debian Project"), "Debian Project");
+        assert_eq!(clean_name("MIT PRESS"), "MIT Press");
+        assert_eq!(clean_name("USENIX"), "USENIX");
+    }
+
+    #[test]
+    fn published_by_across_lines_and_cip() {
+        let title = page(
+            3,
+            &[
+                ("The Archive and the", 23.9, 132.0),
+                ("Algorithm", 23.9, 160.0),
+                ("Imogen Treadwell", 13.9, 285.0),
+                ("Second edition", 11.0, 463.0),
+                ("Harwick & Lowe", 10.5, 559.0),
+                ("LONDON AND NEW YORK", 10.5, 573.0),
+            ],
+        );
+        let copy = body(
+            4,
+            300.0,
+            &[
+                "Second edition published 2022",
+                "by Harwick & Lowe",
+                "14 Verity Lane, London EC1R 3AF",
+                "© 2015, 2022 Imogen Treadwell",
+                "Library of Congress Cataloging-in-Publication Data",
+                "Description: Second edition. | London ; New York : Harwick & Lowe, 2022. | Includes",
+                "ISBN: 978-1-915862-40-2 (hbk)",
+            ],
+        );
+        let c = run(&[title, copy], 16);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "Harwick & Lowe");
+        assert!(s >= 0.8);
+        assert!(c.iter().all(|c| c.value != Value::Text("Imogen Treadwell".into())));
+    }
+
+    #[test]
+    fn licence_formula_is_not_a_publisher() {
+        let p = body(
+            99,
+            100.0,
+            &[
+                "This program is free software: you can redistribute it and/or modify",
+                "it under the terms of the GNU General Public License as published by",
+                "the Free Software Foundation, either version 3 of the License, or",
+                "Copyright (C) 2007 Free Software Foundation, Inc.",
+            ],
+        );
+        let c = run(&[p], 101);
+        assert!(c.iter().all(|c| c.score < 0.5), "{c:?}");
+    }
+
+    #[test]
+    fn persons_are_not_publishers() {
+        let p = body(
+            1,
+            100.0,
+            &[
+                "Copyright c 2004-23 Andy Hammerlindl, John Bowman, and Tom Prince.",
+                "Copyright © 1999–2022 R Core Team",
+                "© Hallgarth College and Eleanor Stride 2014",
+                "Permission is granted to copy, distribute and/or modify this document.",
+            ],
+        );
+        assert!(run(&[p], 196).is_empty());
+    }
+
+    #[test]
+    fn title_page_foot_and_copyright_holder() {
+        let title = page(
+            1,
+            &[
+                ("Initiation à la phonétique du", 22.0, 150.0),
+                ("français", 22.0, 180.0),
+                ("Troisième édition", 14.0, 260.0),
+                ("ÉDITIONS BRÉVAL & Cie", 12.0, 600.0),
+                ("Paris", 11.0, 620.0),
+            ],
+        );
+        let copy = body(
+            2,
+            200.0,
+            &[
+                "© Éditions Bréval & Cie, Paris, 2008, 2013, 2019",
+                "Toute reproduction ou représentation intégrale ou partielle est illicite.",
+                "ISBN : 978-1-84921-902-0",
+                "Dépôt légal : août 2019",
+            ],
+        );
+        let c = run(&[title, copy], 16);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "Éditions Bréval & Cie");
+        assert!(s >= 0.5);
+        assert!(c.iter().all(|c| c.value != Value::Text("Paris".into())));
+    }
+
+    #[test]
+    fn colophon_name_broken_over_lines() {
+        let p = body(
+            15,
+            300.0,
+            &[
+                "Notes from a Night Train was published in 2019 by Small Hours",
+                "Press, Vancouver, British Columbia.",
+                "ISBN 978-1-7752013-6-6",
+                "Set in Palatino. Printed on recycled paper.",
+            ],
+        );
+        let c = run(&[p], 17);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "Small Hours Press");
+        assert!(s >= 0.5);
+    }
+
+    #[test]
+    fn chinese_imprint() {
+        let p = body(
+            1,
+            200.0,
+            &[
+                "图书在版编目（CIP）数据",
+                "古籍修复技术 / 李静怡编著. —3 版. —杭州：澄江大学出版社，2021.3",
+                "ISBN 978-1-62041-512-2",
+                "出版发行：澄江大学出版社",
+            ],
+        );
+        let c = run(&[p], 16);
+        assert_eq!(best(&c).unwrap().0, "澄江大学出版社");
+    }
+
+    #[test]
+    fn repeated_footer_organisation() {
+        let mk = |idx: u32| {
+            let mut lines: Vec<(&str, f32, f32)> =
+                (0..40).map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32)).collect();
+            lines.push(("USENIX Association", 9.0, 750.0));
+            lines.push(("15th USENIX Conference on File and Storage Technologies", 9.0, 750.0));
+            page(idx, &lines)
+        };
+        let c = run(&[mk(1), mk(2), mk(3)], 15);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "USENIX Association");
+        assert!(s >= 0.5);
+    }
+
+    #[test]
+    fn journal_back_page_and_debian_project() {
+        let back = body(
+            17,
+            600.0,
+            &[
+                "Journal of Statistical Software",
+                "published by the Foundation for Open Access Statistics",
+                "October 2018, Volume 87, Issue 7",
+            ],
+        );
+        let c = run(&[back], 18);
+        assert_eq!(best(&c).unwrap().0, "Foundation for Open Access Statistics");
+        assert!(best(&c).unwrap().1 >= 0.5);
+        let copy = body(
+            1,
+            100.0,
+            &[
+                "Copyright © 1983–2021 Thaddeus H. Black.",
+                "This book is published by the Debian Project [37]. Besides in Debian",
+                "GNU/Linux and its derivatives [19], you can fetch the book’s latest",
+                "This book is free software.",
+            ],
+        );
+        let c = run(&[copy], 796);
+        assert_eq!(best(&c).unwrap().0, "Debian Project");
+    }
 }
