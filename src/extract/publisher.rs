@@ -114,9 +114,7 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
                 push(p, name, s, why);
                 continue;
             }
-            if SELF_PUBLISHED.is_match(t)
-                && matches!(p.kind, PageKind::Imprint | PageKind::Title)
-            {
+            if SELF_PUBLISHED.is_match(t) && matches!(p.kind, PageKind::Imprint | PageKind::Title) {
                 push(p, "Independently published".into(), 0.3, "self-published");
                 continue;
             }
@@ -181,9 +179,8 @@ static COPYRIGHT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?:©|\(c\)|\bcopyright\b)").unwrap());
 
 /// Years, commas and "by" between a copyright sign and the holder.
-static HOLDER_LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap()
-});
+static HOLDER_LEAD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap());
 
 /// Where a name stops: punctuation, brackets, a year, an address, a URL.
 static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
@@ -191,7 +188,9 @@ static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Abbreviations whose full stop does not end the name.
-const ABBREV: &[&str] = &["inc", "co", "ltd", "corp", "bros", "st", "cie", "s.a", "b.v"];
+const ABBREV: &[&str] = &[
+    "inc", "co", "ltd", "corp", "bros", "st", "cie", "s.a", "b.v",
+];
 
 /// Cuts a name from the start of `s` and cleans it; `None` when what
 /// follows is not a name.
@@ -226,8 +225,15 @@ fn read_name(s: &str) -> Option<String> {
         return None;
     }
     let lower = name.to_lowercase();
-    if ["the author", "the authors", "the editor", "the editors", "author", "authors"]
-        .contains(&lower.as_str())
+    if [
+        "the author",
+        "the authors",
+        "the editor",
+        "the editors",
+        "author",
+        "authors",
+    ]
+    .contains(&lower.as_str())
     {
         return None;
     }
@@ -245,13 +251,18 @@ pub fn clean_name(s: &str) -> String {
         .trim_matches(|c: char| ".,:;—–-/ ".contains(c))
         .to_string();
     let s = match s.split_once(' ') {
-        Some((the, rest)) if the.eq_ignore_ascii_case("the") && !rest.is_empty() => rest.to_string(),
+        Some((the, rest)) if the.eq_ignore_ascii_case("the") && !rest.is_empty() => {
+            rest.to_string()
+        }
         _ => s,
     };
     let words: Vec<&str> = s.split(' ').collect();
     let letters = |w: &str| w.chars().filter(|c| c.is_alphabetic()).count();
     let caps = |w: &str| {
-        letters(w) >= 2 && w.chars().filter(|c| c.is_alphabetic()).all(|c| c.is_uppercase())
+        letters(w) >= 2
+            && w.chars()
+                .filter(|c| c.is_alphabetic())
+                .all(|c| c.is_uppercase())
     };
     if words.len() >= 2 && words.iter().filter(|w| caps(w)).count() >= 2 {
         words
@@ -334,7 +345,11 @@ fn chinese(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)> {
     if name.is_empty() || (!is_org(&name) && name.chars().count() < 2) {
         return None;
     }
-    let s = if p.kind == PageKind::Imprint { s } else { s - 0.3 };
+    let s = if p.kind == PageKind::Imprint {
+        s
+    } else {
+        s - 0.3
+    };
     Some((name, s, "publisher in the Chinese imprint"))
 }
 
@@ -383,14 +398,20 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
             continue;
         }
         let lower = t.to_lowercase();
-        if ["edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume"]
-            .iter()
-            .any(|w| lower.contains(w))
+        if [
+            "edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
         {
             continue;
         }
         if is_org(t) {
-            out.push((clean_name(t), 0.6, "publisher line at the foot of the title page"));
+            out.push((
+                clean_name(t),
+                0.6,
+                "publisher line at the foot of the title page",
+            ));
             continue;
         }
         let caps = t
@@ -401,7 +422,11 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
         let last = i + 1 == n;
         if caps || t.contains(" & ") {
             let s = if last { 0.2 } else { 0.35 };
-            out.push((clean_name(t), s, "capitalised line at the foot of the title page"));
+            out.push((
+                clean_name(t),
+                s,
+                "capitalised line at the foot of the title page",
+            ));
         }
     }
     out
@@ -431,7 +456,10 @@ mod tests {
 
     #[test]
     fn cleans_names() {
-        assert_eq!(clean_name("NORTHBOUND UNIVERSITY PRESS"), "Northbound University Press");
+        assert_eq!(
+            clean_name("NORTHBOUND UNIVERSITY PRESS"),
+            "Northbound University Press"
+        );
         assert_eq!(clean_name("ÉDITIONS BRÉVAL & Cie"), "Éditions Bréval & Cie");
         assert_eq!(clean_name("the Debian Project"), "Debian Project");
         assert_eq!(clean_name("MIT PRESS"), "MIT Press");
@@ -468,7 +496,10 @@ mod tests {
         let (v, s) = best(&c).unwrap();
         assert_eq!(v, "Harwick & Lowe");
         assert!(s >= 0.8);
-        assert!(c.iter().all(|c| c.value != Value::Text("Imogen Treadwell".into())));
+        assert!(
+            c.iter()
+                .all(|c| c.value != Value::Text("Imogen Treadwell".into()))
+        );
     }
 
     #[test]
@@ -568,10 +599,15 @@ mod tests {
     #[test]
     fn repeated_footer_organisation() {
         let mk = |idx: u32| {
-            let mut lines: Vec<(&str, f32, f32)> =
-                (0..40).map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32)).collect();
+            let mut lines: Vec<(&str, f32, f32)> = (0..40)
+                .map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32))
+                .collect();
             lines.push(("USENIX Association", 9.0, 750.0));
-            lines.push(("15th USENIX Conference on File and Storage Technologies", 9.0, 750.0));
+            lines.push((
+                "15th USENIX Conference on File and Storage Technologies",
+                9.0,
+                750.0,
+            ));
             page(idx, &lines)
         };
         let c = run(&[mk(1), mk(2), mk(3)], 15);
