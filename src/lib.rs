@@ -11,3 +11,4 @@ pub mod extract;
 pub mod model;
 pub mod name;
 pub mod settings;
+pub mod vision;
