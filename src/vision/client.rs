@@ -570,6 +570,250 @@ mod tests {
         );
     }
 
+    use crate::vision::Answer;
+    use crate::vision::fake_ollama::{
+        FakeOllama, NOT_VISIBLE_ANSWER, Reply, SAMPLE_ANSWER, closed_port_endpoint,
+    };
+    use crate::vision::image::prepare;
+    use base64::Engine;
+    use image::{GrayImage, Luma};
+
+    fn page() -> EncodedImage {
+        prepare(&GrayImage::from_fn(60, 80, |x, y| {
+            Luma([((x * 7 + y * 3) % 256) as u8])
+        }))
+        .unwrap()
+    }
+
+    fn client(endpoint: &str, timeout: f64, retries: u32, delay: f64) -> VisionClient {
+        VisionClient::new(
+            endpoint,
+            "qwen2.5vl:7b",
+            Duration::from_secs_f64(timeout),
+            retries,
+            Duration::from_secs_f64(delay),
+        )
+    }
+
+    fn settings_for(endpoint: &str, model: &str) -> Settings {
+        Settings {
+            vlm_endpoint: endpoint.to_string(),
+            vlm_model: model.to_string(),
+            vlm_timeout: 5.0,
+            ..Settings::default()
+        }
+    }
+
+    /// Gaps between the arrivals of successive chat requests, in seconds.
+    fn gaps(server: &FakeOllama) -> Vec<f64> {
+        let reqs = server.chat_requests();
+        reqs.windows(2)
+            .map(|w| (w[1].at - w[0].at).as_secs_f64())
+            .collect()
+    }
+
+    #[test]
+    fn normal_answer_sends_the_exact_request() {
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let image = page();
+        let ex = client(&server.endpoint(), 5.0, 3, 0.1).ask(&image);
+        assert_eq!(ex.result.as_deref(), Ok(SAMPLE_ANSWER));
+        assert_eq!(ex.diagnostics.attempts.len(), 1);
+        assert_eq!(ex.diagnostics.attempts[0].status, Some(200));
+        assert_eq!(ex.diagnostics.answer.as_deref(), Some(SAMPLE_ANSWER));
+        assert_eq!(ex.diagnostics.image.bytes, image.bytes.len());
+
+        let reqs = server.chat_requests();
+        assert_eq!(reqs.len(), 1);
+        let req = &reqs[0];
+        assert_eq!(req.method, "POST");
+        assert_eq!(req.header("content-type"), Some("application/json"));
+        assert_eq!(req.model().as_deref(), Some("qwen2.5vl:7b"));
+        assert_eq!(req.prompt().as_deref(), Some(PROMPT));
+        let images = req.images();
+        assert_eq!(images.len(), 1);
+        let sent = base64::engine::general_purpose::STANDARD
+            .decode(&images[0])
+            .unwrap();
+        assert_eq!(sent, image.bytes);
+        let json = req.json().unwrap();
+        assert_eq!(json["stream"], serde_json::json!(false));
+        assert_eq!(json["options"]["temperature"], serde_json::json!(0.0));
+        assert_eq!(json["messages"][0]["role"], "user");
+
+        let answer = Answer::parse(ex.result.as_ref().unwrap());
+        assert_eq!(
+            answer.title.as_deref(),
+            Some("The Art of Computer Programming")
+        );
+        assert_eq!(answer.authors, vec!["Donald E. Knuth"]);
+    }
+
+    #[test]
+    fn streamed_answer_is_concatenated() {
+        let server = FakeOllama::streaming(SAMPLE_ANSWER, 7);
+        let ex = client(&server.endpoint(), 5.0, 0, 0.0).ask(&page());
+        assert_eq!(ex.result.as_deref(), Ok(SAMPLE_ANSWER));
+        assert_eq!(server.chat_count(), 1);
+    }
+
+    #[test]
+    fn not_visible_everywhere_is_an_answer_without_fields() {
+        let server = FakeOllama::answering(NOT_VISIBLE_ANSWER);
+        let ex = client(&server.endpoint(), 5.0, 3, 0.1).ask(&page());
+        let text = ex.result.unwrap();
+        assert!(Answer::parse(&text).is_empty());
+        assert_eq!(
+            server.chat_count(),
+            1,
+            "an answer, even an empty one, is not retried"
+        );
+    }
+
+    #[test]
+    fn http_500_is_retried_after_the_delay() {
+        let server = FakeOllama::failing_first(2, 500, SAMPLE_ANSWER);
+        let ex = client(&server.endpoint(), 5.0, 3, 0.3).ask(&page());
+        assert_eq!(ex.result.as_deref(), Ok(SAMPLE_ANSWER));
+        assert_eq!(server.chat_count(), 3);
+        let statuses: Vec<_> = ex.diagnostics.attempts.iter().map(|a| a.status).collect();
+        assert_eq!(statuses, vec![Some(500), Some(500), Some(200)]);
+        let first_error = ex.diagnostics.attempts[0].error.as_deref().unwrap();
+        assert!(first_error.contains("HTTP 500") && first_error.contains("simulated failure"));
+        for gap in gaps(&server) {
+            assert!(
+                (0.29..1.0).contains(&gap),
+                "gap {gap:.3} s, retry delay 0.3 s"
+            );
+        }
+    }
+
+    #[test]
+    fn retries_are_bounded_by_max_retries() {
+        let server = FakeOllama::failing_first(100, 503, SAMPLE_ANSWER);
+        let ex = client(&server.endpoint(), 5.0, 2, 0.05).ask(&page());
+        assert_eq!(ex.result, Err(VisionError::Status(503)));
+        assert_eq!(server.chat_count(), 3, "one attempt and two retries");
+        assert_eq!(ex.diagnostics.attempts.len(), 3);
+        assert!(ex.diagnostics.error.as_deref().unwrap().contains("503"));
+    }
+
+    #[test]
+    fn zero_retries_means_one_attempt() {
+        let server = FakeOllama::failing_first(100, 500, SAMPLE_ANSWER);
+        let ex = client(&server.endpoint(), 5.0, 0, 0.05).ask(&page());
+        assert_eq!(ex.result, Err(VisionError::Status(500)));
+        assert_eq!(server.chat_count(), 1);
+    }
+
+    #[test]
+    fn slow_answer_times_out_each_attempt() {
+        let server = FakeOllama::slow(Duration::from_secs(2), SAMPLE_ANSWER);
+        let start = Instant::now();
+        let ex = client(&server.endpoint(), 0.4, 1, 0.2).ask(&page());
+        let elapsed = start.elapsed().as_secs_f64();
+        assert_eq!(ex.result, Err(VisionError::Timeout));
+        assert_eq!(server.chat_count(), 2);
+        assert_eq!(ex.diagnostics.attempts.len(), 2);
+        for a in &ex.diagnostics.attempts {
+            assert!(
+                (350..1500).contains(&a.elapsed_ms),
+                "attempt took {} ms",
+                a.elapsed_ms
+            );
+            assert_eq!(a.status, None);
+        }
+        // Two timeouts of 0.4 s and one delay of 0.2 s, not two 2 s answers.
+        assert!((0.95..1.9).contains(&elapsed), "took {elapsed:.2} s");
+    }
+
+    #[test]
+    fn body_that_is_not_json_is_a_failed_attempt() {
+        let server = FakeOllama::not_json();
+        let ex = client(&server.endpoint(), 5.0, 1, 0.05).ask(&page());
+        assert!(
+            matches!(ex.result, Err(VisionError::BadBody(_))),
+            "{:?}",
+            ex.result
+        );
+        assert_eq!(server.chat_count(), 2);
+    }
+
+    #[test]
+    fn hangup_is_a_failed_attempt() {
+        let server = FakeOllama::start(|_, _| Reply::Hangup);
+        let ex = client(&server.endpoint(), 5.0, 1, 0.05).ask(&page());
+        assert!(ex.result.is_err());
+        assert_eq!(server.chat_count(), 2);
+    }
+
+    #[test]
+    fn closed_port_is_a_connection_error() {
+        let endpoint = closed_port_endpoint();
+        let start = Instant::now();
+        let ex = client(&endpoint, 5.0, 2, 0.2).ask(&page());
+        let elapsed = start.elapsed().as_secs_f64();
+        assert!(
+            matches!(ex.result, Err(VisionError::Connect(_))),
+            "{:?}",
+            ex.result
+        );
+        assert_eq!(ex.diagnostics.attempts.len(), 3);
+        let starts: Vec<_> = ex
+            .diagnostics
+            .attempts
+            .iter()
+            .map(|a| a.started_ms)
+            .collect();
+        for w in starts.windows(2) {
+            let gap = w[1] - w[0];
+            assert!(
+                (195..900).contains(&gap),
+                "attempts {gap} ms apart, delay 200 ms"
+            );
+        }
+        assert!(elapsed < 2.0, "took {elapsed:.2} s");
+    }
+
+    #[test]
+    fn give_up_stops_retrying() {
+        let server = FakeOllama::failing_first(100, 500, SAMPLE_ANSWER);
+        let ex = client(&server.endpoint(), 5.0, 5, 10.0).ask_until(&page(), &|| true);
+        assert_eq!(ex.result, Err(VisionError::Status(500)));
+        assert_eq!(server.chat_count(), 1);
+    }
+
+    #[test]
+    fn check_model_present() {
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let r = vlm_check(&settings_for(&server.endpoint(), "qwen2.5vl:7b"));
+        assert!(r.ok(), "{r:?}");
+        assert_eq!(r.url, format!("{}/api/show", server.base_url()));
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].path, "/api/show");
+        assert_eq!(
+            reqs[0].json().unwrap(),
+            serde_json::json!({"name": "qwen2.5vl:7b"})
+        );
+        assert_eq!(reqs[0].header("content-type"), Some("application/json"));
+    }
+
+    #[test]
+    fn check_model_missing() {
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let r = vlm_check(&settings_for(&server.endpoint(), "llava:13b"));
+        assert!(r.backend_up && !r.model_present && !r.ok(), "{r:?}");
+        assert!(r.message.contains("ollama pull llava:13b"), "{}", r.message);
+    }
+
+    #[test]
+    fn check_backend_down() {
+        let r = vlm_check(&settings_for(&closed_port_endpoint(), "qwen2.5vl:7b"));
+        assert!(!r.backend_up && !r.model_present, "{r:?}");
+        assert!(r.message.contains("not reachable"), "{}", r.message);
+    }
+
     #[test]
     fn unreachable_kinds() {
         assert!(VisionError::Timeout.is_unreachable());

@@ -437,3 +437,304 @@ fn process(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Field, Value, Via};
+    use crate::vision::fake_ollama::{
+        FakeOllama, NOT_VISIBLE_ANSWER, Reply, SAMPLE_ANSWER, closed_port_endpoint,
+    };
+    use crate::vision::image::prepare;
+    use image::{GrayImage, Luma};
+    use std::time::{Duration, Instant};
+
+    /// Distinct small page images.
+    fn pages(n: usize) -> Vec<EncodedImage> {
+        (0..n)
+            .map(|i| prepare(&GrayImage::from_pixel(40, 60, Luma([i as u8 * 9 + 1]))).unwrap())
+            .collect()
+    }
+
+    fn client(endpoint: &str, model: &str, timeout: f64, retries: u32, delay: f64) -> VisionClient {
+        VisionClient::new(
+            endpoint,
+            model,
+            Duration::from_secs_f64(timeout),
+            retries,
+            Duration::from_secs_f64(delay),
+        )
+    }
+
+    /// Runs every image through a fresh pool and returns the results by tag.
+    fn run(
+        client: VisionClient,
+        concurrency: usize,
+        store: Arc<dyn AnswerStore>,
+        images: &[EncodedImage],
+    ) -> (Vec<VisionResult<usize>>, PoolStats) {
+        let pool = VisionPool::start(client, concurrency, store);
+        let feeder = pool.sender().unwrap();
+        let jobs: Vec<_> = images.to_vec();
+        // A feeder thread, as the integrator would use: the bounded queue
+        // may block it, never the thread collecting results.
+        let feed = std::thread::spawn(move || {
+            for (tag, image) in jobs.into_iter().enumerate() {
+                feeder.send(VisionJob { tag, image }).unwrap();
+            }
+        });
+        let mut results: Vec<_> = pool.results().iter().take(images.len()).collect();
+        feed.join().unwrap();
+        let stats = pool.stats();
+        assert!(pool.finish().is_empty());
+        results.sort_by_key(|r| r.tag);
+        (results, stats)
+    }
+
+    #[test]
+    fn answers_become_vision_candidates() {
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "qwen2.5vl:7b", 5.0, 0, 0.0);
+        let (results, stats) = run(c, 2, Arc::new(NoStore), &pages(1));
+        let r = &results[0];
+        assert!(matches!(r.outcome, Outcome::Answered(_)));
+        assert_eq!(r.diagnostics.outcome, "answered");
+        assert_eq!(
+            r.diagnostics.fields.as_ref().unwrap().title.as_deref(),
+            Some("The Art of Computer Programming")
+        );
+        let cands = r.candidates(4);
+        assert!(
+            cands
+                .iter()
+                .all(|c| c.via == Via::Vision && c.page == Some(4))
+        );
+        let year = cands.iter().find(|c| c.field == Field::Year).unwrap();
+        assert_eq!(year.value, Value::Number(1997));
+        assert_eq!(stats.requests, 1);
+        assert_eq!(stats.answered, 1);
+    }
+
+    #[test]
+    fn warm_cache_sends_nothing_and_a_new_model_asks_again() {
+        let server = FakeOllama::streaming(SAMPLE_ANSWER, 11);
+        let store = Arc::new(MemoryStore::new());
+        let images = pages(3);
+        let c = || client(&server.endpoint(), "qwen2.5vl:7b", 5.0, 0, 0.0);
+
+        let (first, stats) = run(c(), 2, store.clone(), &images);
+        assert!(
+            first
+                .iter()
+                .all(|r| matches!(r.outcome, Outcome::Answered(_)))
+        );
+        assert_eq!(server.chat_count(), 3);
+        assert_eq!(store.len(), 3);
+        assert_eq!(stats.requests, 3);
+
+        let (second, stats) = run(c(), 2, store.clone(), &images);
+        assert_eq!(server.chat_count(), 3, "a rerun makes no request");
+        assert_eq!(stats.requests, 0);
+        assert_eq!(stats.cached, 3);
+        for (a, b) in first.iter().zip(&second) {
+            assert!(matches!(b.outcome, Outcome::Cached(_)));
+            assert_eq!(a.outcome.answer(), b.outcome.answer());
+            assert_eq!(a.key, b.key);
+            assert_eq!(b.diagnostics.outcome, "cached");
+            assert!(b.diagnostics.attempts.is_empty());
+        }
+
+        let other = client(&server.endpoint(), "llava:13b", 5.0, 0, 0.0);
+        let (third, _) = run(other, 2, store.clone(), &images);
+        assert!(
+            third
+                .iter()
+                .all(|r| matches!(r.outcome, Outcome::Answered(_)))
+        );
+        assert_eq!(server.chat_count(), 6, "another model is asked again");
+        let models: Vec<_> = server.chat_requests()[3..]
+            .iter()
+            .map(|r| r.model())
+            .collect();
+        assert!(models.iter().all(|m| m.as_deref() == Some("llava:13b")));
+    }
+
+    #[test]
+    fn failures_are_not_cached() {
+        let server = FakeOllama::failing_first(100, 500, SAMPLE_ANSWER);
+        let store = Arc::new(MemoryStore::new());
+        let c = client(&server.endpoint(), "m", 5.0, 1, 0.01);
+        let (results, stats) = run(c, 1, store.clone(), &pages(2));
+        for r in &results {
+            assert_eq!(r.outcome, Outcome::Failed(VisionError::Status(500)));
+            assert!(r.outcome.is_failed());
+            assert_eq!(r.diagnostics.attempts.len(), 2);
+            assert!(r.switched_off.is_none());
+        }
+        assert!(store.is_empty());
+        assert_eq!(stats.failed, 2);
+        assert_eq!(stats.requests, 4);
+    }
+
+    #[test]
+    fn not_visible_answer_is_answered_without_candidates() {
+        let server = FakeOllama::answering(NOT_VISIBLE_ANSWER);
+        let c = client(&server.endpoint(), "m", 5.0, 3, 0.01);
+        let (results, _) = run(c, 1, Arc::new(NoStore), &pages(1));
+        assert!(matches!(&results[0].outcome, Outcome::Answered(a) if a.is_empty()));
+        assert!(results[0].candidates(0).is_empty());
+        assert_eq!(server.chat_count(), 1);
+    }
+
+    #[test]
+    fn pool_overlaps_slow_requests() {
+        let server = FakeOllama::slow(Duration::from_millis(500), SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "m", 10.0, 0, 0.0);
+        let start = Instant::now();
+        let (results, _) = run(c, 4, Arc::new(NoStore), &pages(8));
+        let elapsed = start.elapsed().as_secs_f64();
+        assert_eq!(results.len(), 8);
+        assert!(
+            results
+                .iter()
+                .all(|r| matches!(r.outcome, Outcome::Answered(_)))
+        );
+        assert_eq!(server.chat_count(), 8);
+        // 8 jobs × 0.5 s on 4 callers: ~1 s, not 4 s.
+        assert!((0.95..2.5).contains(&elapsed), "took {elapsed:.2} s");
+    }
+
+    #[test]
+    fn unreachable_backend_switches_vision_off_once() {
+        let endpoint = closed_port_endpoint();
+        let c = client(&endpoint, "m", 5.0, 1, 0.05);
+        let start = Instant::now();
+        let (results, stats) = run(c, 1, Arc::new(NoStore), &pages(7));
+        let elapsed = start.elapsed().as_secs_f64();
+        for r in &results[..UNREACHABLE_AFTER] {
+            assert!(
+                matches!(r.outcome, Outcome::Failed(VisionError::Connect(_))),
+                "{:?}",
+                r.outcome
+            );
+            assert_eq!(r.diagnostics.attempts.len(), 2);
+        }
+        for r in &results[UNREACHABLE_AFTER..] {
+            assert_eq!(r.outcome, Outcome::Skipped(SkipReason::VisionOff));
+            assert!(r.outcome.is_failed());
+            assert!(r.diagnostics.attempts.is_empty());
+        }
+        let messages: Vec<_> = results
+            .iter()
+            .filter_map(|r| r.switched_off.as_deref())
+            .collect();
+        assert_eq!(messages.len(), 1);
+        assert!(messages[0].contains(&endpoint) && messages[0].contains("vlm-check"));
+        assert_eq!(
+            results[UNREACHABLE_AFTER - 1].switched_off.as_deref(),
+            Some(messages[0])
+        );
+        assert_eq!(stats.requests, 2 * UNREACHABLE_AFTER as u64);
+        assert_eq!(stats.skipped, 4);
+        assert!(elapsed < 2.0, "took {elapsed:.2} s");
+    }
+
+    #[test]
+    fn timeouts_count_as_unreachable_but_errors_do_not() {
+        let server = FakeOllama::slow(Duration::from_secs(3), SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "m", 0.2, 0, 0.0);
+        let (results, _) = run(c, 1, Arc::new(NoStore), &pages(4));
+        assert!(
+            results[..3]
+                .iter()
+                .all(|r| r.outcome == Outcome::Failed(VisionError::Timeout))
+        );
+        assert_eq!(results[3].outcome, Outcome::Skipped(SkipReason::VisionOff));
+        assert_eq!(server.chat_count(), 3);
+
+        // HTTP errors prove the backend is there: vision stays on.
+        let server = FakeOllama::failing_first(100, 500, SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "m", 5.0, 0, 0.0);
+        let (results, _) = run(c, 1, Arc::new(NoStore), &pages(5));
+        assert!(
+            results
+                .iter()
+                .all(|r| r.outcome == Outcome::Failed(VisionError::Status(500)))
+        );
+        assert!(results.iter().all(|r| r.switched_off.is_none()));
+        assert_eq!(server.chat_count(), 5);
+    }
+
+    #[test]
+    fn a_success_resets_the_unreachable_streak() {
+        // Two timeouts, one answer, two timeouts: never three in a row.
+        let server = FakeOllama::start(|n, _| {
+            if n == 2 {
+                Reply::Answer(SAMPLE_ANSWER.to_string())
+            } else {
+                Reply::delayed(Duration::from_secs(3), Reply::Answer(String::new()))
+            }
+        });
+        let c = client(&server.endpoint(), "m", 0.2, 0, 0.0);
+        let (results, _) = run(c, 1, Arc::new(NoStore), &pages(5));
+        let kinds: Vec<_> = results.iter().map(|r| r.outcome.as_str()).collect();
+        assert_eq!(kinds, ["failed", "failed", "answered", "failed", "failed"]);
+    }
+
+    #[test]
+    fn cached_answers_are_served_while_vision_is_off() {
+        let images = pages(4);
+        let store = Arc::new(MemoryStore::new());
+        let cached_key = VisionKey::new(&images[3], "m");
+        store.put(&cached_key, SAMPLE_ANSWER);
+        let c = client(&closed_port_endpoint(), "m", 5.0, 0, 0.0);
+        let (results, _) = run(c, 1, store, &images);
+        assert!(results[..3].iter().all(|r| r.outcome.is_failed()));
+        assert!(matches!(&results[3].outcome, Outcome::Cached(a) if a.title.is_some()));
+    }
+
+    #[test]
+    fn cancel_skips_queued_jobs() {
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let pool = VisionPool::start(
+            client(&server.endpoint(), "m", 5.0, 0, 0.0),
+            2,
+            Arc::new(NoStore),
+        );
+        pool.cancel();
+        for (tag, image) in pages(3).into_iter().enumerate() {
+            pool.submit(VisionJob { tag, image }).unwrap();
+        }
+        let results = pool.finish();
+        assert_eq!(results.len(), 3);
+        assert!(
+            results
+                .iter()
+                .all(|r| r.outcome == Outcome::Skipped(SkipReason::Cancelled))
+        );
+        assert_eq!(server.chat_count(), 0);
+    }
+
+    #[test]
+    fn closed_pool_refuses_jobs_and_queue_is_bounded() {
+        // A backend that never answers in time keeps both callers busy.
+        let server = FakeOllama::slow(Duration::from_secs(2), SAMPLE_ANSWER);
+        let mut pool = VisionPool::start(
+            client(&server.endpoint(), "m", 5.0, 0, 0.0),
+            2,
+            Arc::new(NoStore),
+        );
+        let mut accepted = 0;
+        for (tag, image) in pages(10).into_iter().enumerate() {
+            if pool.try_submit(VisionJob { tag, image }).is_ok() {
+                accepted += 1;
+            }
+        }
+        // 2 in flight (once picked up) + 4 queued at most.
+        assert!((4..=6).contains(&accepted), "accepted {accepted}");
+        pool.cancel();
+        pool.close();
+        let image = pages(1).pop().unwrap();
+        assert!(pool.submit(VisionJob { tag: 99, image }).is_err());
+    }
+}
