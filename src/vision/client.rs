@@ -44,6 +44,12 @@ impl VisionError {
     pub fn is_unreachable(&self) -> bool {
         matches!(self, VisionError::Timeout | VisionError::Connect(_))
     }
+
+    /// HTTP 404 from the chat endpoint: Ollama's answer when the model has
+    /// not been pulled (or the endpoint path is wrong). Retrying will not help.
+    pub fn is_model_missing(&self) -> bool {
+        matches!(self, VisionError::Status(404))
+    }
 }
 
 /// A configured client for one backend and model.

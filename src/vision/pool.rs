@@ -12,7 +12,8 @@
 //!
 //! When the backend is unreachable (every attempt for
 //! [`UNREACHABLE_AFTER`] pages in a row ended in a connection error or a
-//! timeout) vision is switched off for the rest of the run: the one result
+//! timeout), or keeps saying the model is not there (HTTP 404: nothing will
+//! change until someone runs `ollama pull`), vision is switched off for the rest of the run: the one result
 //! that tripped it carries the message to print, retries in progress stop,
 //! and queued jobs come back at once as [`SkipReason::VisionOff`] (cached
 //! answers are still served). Dropping every sender ends the pool.
@@ -30,8 +31,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Pages in a row whose attempts all failed to connect or timed out before
-/// vision is switched off. Three tolerates a backend restart or one huge
+/// Pages in a row whose attempts all failed to connect, timed out, or
+/// found the model missing (HTTP 404) before vision is switched off. Three tolerates a backend restart or one huge
 /// page, while a backend that is simply not running costs only three pages'
 /// retries instead of the whole run's.
 pub const UNREACHABLE_AFTER: usize = 3;
@@ -259,6 +260,24 @@ impl<T: Send + 'static> VisionPool<T> {
         }
     }
 
+    /// A pool for `VLM_CONCURRENCY` callers with the client of
+    /// [`VisionClient::from_settings`].
+    pub fn from_settings(
+        settings: &crate::settings::Settings,
+        store: Arc<dyn AnswerStore>,
+    ) -> VisionPool<T> {
+        Self::start(
+            VisionClient::from_settings(settings),
+            settings.vlm_concurrency,
+            store,
+        )
+    }
+
+    /// Jobs waiting for a caller (for a "vision queue" progress bar).
+    pub fn queue_len(&self) -> usize {
+        self.jobs.as_ref().map_or(0, |tx| tx.len())
+    }
+
     /// Queues a job, blocking while `2 * concurrency` jobs wait. Call it
     /// from a feeder thread, never from a rayon thread (use
     /// [`VisionPool::try_submit`] there). Errors only after [`close`](Self::close).
@@ -418,17 +437,11 @@ fn process(
         Err(e) => {
             d.outcome = "failed".into();
             let mut switched_off = None;
-            if e.is_unreachable() {
+            if e.is_unreachable() || e.is_model_missing() {
                 let streak = shared.unreachable_streak.fetch_add(1, Ordering::SeqCst) + 1;
                 // swap: exactly one worker reports the switch.
                 if streak >= UNREACHABLE_AFTER && !shared.off.swap(true, Ordering::SeqCst) {
-                    switched_off = Some(format!(
-                        "vision switched off for the rest of this run: the backend at {} could \
-                         not be reached for {streak} pages in a row ({e}); the remaining pages go \
-                         on without vision. Check it with `colophon vlm-check` (VLM_ENDPOINT, \
-                         VLM_PORT, VLM_TIMEOUT).",
-                        client.endpoint()
-                    ));
+                    switched_off = Some(switch_off_message(client, streak, &e));
                 }
             } else {
                 shared.unreachable_streak.store(0, Ordering::SeqCst);
@@ -436,6 +449,29 @@ fn process(
             (Outcome::Failed(e), d, switched_off)
         }
     }
+}
+
+/// The one message printed when vision is switched off, with the fix.
+fn switch_off_message(client: &VisionClient, streak: usize, last: &VisionError) -> String {
+    let why = if last.is_model_missing() {
+        format!(
+            "the backend at {} does not have model {} ({last}); download it on the backend \
+             host with `ollama pull {}` or set VLM_MODEL",
+            client.endpoint(),
+            client.model(),
+            client.model()
+        )
+    } else {
+        format!(
+            "the backend at {} could not be reached ({last}); check it with \
+             `colophon vlm-check` (VLM_ENDPOINT, VLM_PORT, VLM_TIMEOUT)",
+            client.endpoint()
+        )
+    };
+    format!(
+        "vision switched off for the rest of this run after {streak} pages in a row failed: \
+         {why}. The remaining pages go on without vision."
+    )
 }
 
 #[cfg(test)]
@@ -663,6 +699,18 @@ mod tests {
         );
         assert!(results.iter().all(|r| r.switched_off.is_none()));
         assert_eq!(server.chat_count(), 5);
+    }
+
+    #[test]
+    fn missing_model_switches_vision_off_with_the_pull_command() {
+        let server = FakeOllama::failing_first(100, 404, SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "llava:13b", 5.0, 1, 0.01);
+        let (results, _) = run(c, 1, Arc::new(NoStore), &pages(5));
+        let kinds: Vec<_> = results.iter().map(|r| r.outcome.as_str()).collect();
+        assert_eq!(kinds, ["failed", "failed", "failed", "skipped", "skipped"]);
+        let msg = results[2].switched_off.as_deref().unwrap();
+        assert!(msg.contains("ollama pull llava:13b"), "{msg}");
+        assert_eq!(server.chat_count(), 6);
     }
 
     #[test]
