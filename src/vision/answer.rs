@@ -201,6 +201,8 @@ fn slot_for(label: &str) -> Option<Slot> {
         | "libraryofcongress"
         | "libraryofcongresscontrolnumber"
         | "libraryofcongressnumber"
+        | "libraryofcongresscontrolno"
+        | "lccnno"
         | "loccontrolnumber"
         | "locnumber"
         | "lccontrolnumber"
@@ -252,7 +254,7 @@ fn fill(answer: &mut Answer, slot: Slot, raw: &str) {
 /// around the label, and emphasis around the value.
 static LABEL_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^\s*(?:[-*•+]\s+|\d{1,2}[.)]\s+|#{1,6}\s+)?(?:\*\*|__|\*|")?\s*([A-Za-z][A-Za-z0-9 ()/&\-]{0,48}?)\s*(?:\*\*|__|\*|")?\s*[:：]\s*(?:\*\*|__|\*|")?\s*(.*?)\s*$"#,
+        r#"^\s*(?:[-*•+]\s+|\d{1,2}[.)]\s+|#{1,6}\s+)?(?:\*\*|__|\*|")?\s*([A-Za-z][A-Za-z0-9 ()/&.\-]{0,48}?)\s*(?:\*\*|__|\*|")?\s*[:：]\s*(?:\*\*|__|\*|")?\s*(.*?)\s*$"#,
     )
     .expect("label regex")
 });
@@ -665,6 +667,16 @@ mod tests {
         assert_eq!(a.publisher.as_deref(), Some("The MIT Press"));
         assert_eq!(a.year.as_deref(), Some("© 1996"));
         assert_eq!(a.isbn, None);
+    }
+
+    #[test]
+    fn long_labels() {
+        let a = Answer::parse(
+            "Library of Congress Control No.: 2004012345\nISBN-13: 978-0-262-03384-8\nPublication year: 2009",
+        );
+        assert_eq!(a.loc.as_deref(), Some("2004012345"));
+        assert_eq!(a.isbn.as_deref(), Some("978-0-262-03384-8"));
+        assert_eq!(a.year.as_deref(), Some("2009"));
     }
 
     #[test]

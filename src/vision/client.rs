@@ -312,6 +312,7 @@ impl VisionClient {
                 Ok(text) => {
                     diagnostics.total_ms = millis(start.elapsed());
                     diagnostics.answer = Some(text.clone());
+                    diagnostics.outcome = "answered".to_string();
                     return Exchange {
                         result: Ok(text),
                         diagnostics,
@@ -322,6 +323,7 @@ impl VisionClient {
         }
         diagnostics.total_ms = millis(start.elapsed());
         diagnostics.error = diagnostics.attempts.last().and_then(|a| a.error.clone());
+        diagnostics.outcome = "failed".to_string();
         Exchange {
             result: Err(last),
             diagnostics,
@@ -653,6 +655,38 @@ mod tests {
             Some("The Art of Computer Programming")
         );
         assert_eq!(answer.authors, vec!["Donald E. Knuth"]);
+    }
+
+    #[test]
+    fn diagnostics_json_summarises_without_the_image() {
+        let server = FakeOllama::failing_first(1, 500, SAMPLE_ANSWER);
+        let image = prepare(&GrayImage::from_fn(300, 400, |x, y| Luma([(x ^ y) as u8]))).unwrap();
+        let ex = client(&server.endpoint(), 5.0, 1, 0.01).ask(&image);
+        let json = serde_json::to_value(&ex.diagnostics).unwrap();
+        let text = json.to_string();
+        assert!(
+            !text.contains(&image.base64()[..64]),
+            "the image itself is not in it"
+        );
+        assert_eq!(json["endpoint"], server.endpoint());
+        assert_eq!(json["model"], "qwen2.5vl:7b");
+        assert_eq!(json["prompt"], PROMPT);
+        assert_eq!(json["outcome"], "answered");
+        assert_eq!(json["answer"], SAMPLE_ANSWER);
+        assert_eq!(json["image"]["bytes"], image.bytes.len());
+        assert_eq!(json["image"]["width"], 300);
+        assert_eq!(json["image"]["format"], "png");
+        assert_eq!(json["attempts"].as_array().unwrap().len(), 2);
+        assert_eq!(json["attempts"][0]["status"], 500);
+        assert!(
+            json["attempts"][0]["error"]
+                .as_str()
+                .unwrap()
+                .contains("500")
+        );
+        assert!(json["attempts"][1]["error"].is_null());
+        let back: Diagnostics = serde_json::from_value(json).unwrap();
+        assert_eq!(back, ex.diagnostics);
     }
 
     #[test]
