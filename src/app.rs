@@ -80,7 +80,7 @@ pub fn stage_versions() -> keys::StageVersions {
         ocr: 1,
         extract: crate::extract::EXTRACT_VERSION,
         decide: crate::decide::DECIDE_VERSION,
-        vision_prompt: 1,
+        vision_prompt: crate::vision::PROMPT_VERSION,
     }
 }
 

@@ -22,4 +22,5 @@ pub mod project;
 pub mod report;
 pub mod select;
 pub mod settings;
+pub mod vision;
 pub mod write;
