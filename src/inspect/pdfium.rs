@@ -165,9 +165,10 @@ impl Document {
     pub fn read_page(&self, index: u32) -> Result<PageRead, PdfError> {
         let page = self.page(index)?;
         let geo = PageGeometry::of(&page);
-        let glyphs = page_glyphs(&page, &geo)?;
+        let objects = scan_objects(&page, &geo);
+        let glyphs = page_glyphs(&page, &geo, objects.invisible_text)?;
         let built = lines::build_lines(&glyphs);
-        let rects = image_rects(&page, &geo);
+        let rects = objects.images;
         let page_rect = Rect {
             x0: 0.0,
             top: 0.0,
@@ -365,7 +366,13 @@ fn font_is_bold(name: &str, weight: Option<PdfFontWeight>) -> bool {
 }
 
 /// The glyphs the page really draws, in displayed-page coordinates.
-fn page_glyphs(page: &PdfPage, geo: &PageGeometry) -> Result<Vec<Glyph>, PdfError> {
+/// `invisible_text`: the page has text objects in an invisible render
+/// mode; only then is each glyph's mode asked for (two calls per glyph).
+fn page_glyphs(
+    page: &PdfPage,
+    geo: &PageGeometry,
+    invisible_text: bool,
+) -> Result<Vec<Glyph>, PdfError> {
     let text = page.text().map_err(map_err)?;
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
@@ -404,10 +411,7 @@ fn page_glyphs(page: &PdfPage, geo: &PageGeometry) -> Result<Vec<Glyph>, PdfErro
             size = bbox.height().max(bbox.width());
         }
         let angle = geo.map_angle(c.angle_radians().unwrap_or(0.0));
-        let hidden = matches!(
-            c.render_mode(),
-            Ok(PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping)
-        );
+        let hidden = invisible_text && c.render_mode().is_ok_and(is_invisible);
         let bold = if is_space_like(ch) {
             false
         } else {
@@ -439,29 +443,49 @@ fn is_space_like(c: char) -> bool {
     c.is_whitespace()
 }
 
-/// Rectangles of all image objects on the page, in displayed-page
-/// coordinates, including images nested in form XObjects.
-fn image_rects(page: &PdfPage, geo: &PageGeometry) -> Vec<Rect> {
-    let mut out = Vec::new();
+fn is_invisible(mode: PdfPageTextRenderMode) -> bool {
+    matches!(
+        mode,
+        PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping
+    )
+}
+
+/// What one walk over the page objects finds.
+struct PageObjects {
+    /// Rectangles of all image objects, in displayed-page coordinates,
+    /// including images nested in form XObjects.
+    images: Vec<Rect>,
+    /// Some text object is drawn in an invisible render mode.
+    invisible_text: bool,
+}
+
+fn scan_objects(page: &PdfPage, geo: &PageGeometry) -> PageObjects {
+    let mut found = PageObjects {
+        images: Vec::new(),
+        invisible_text: false,
+    };
     let objects = page.objects();
     for obj in objects.iter() {
-        collect_images(&obj, &[], geo, &mut out, 0);
+        visit_object(&obj, &[], geo, &mut found, 0);
     }
-    out
+    found
 }
 
 /// Forms nest; a malicious file could nest them deeply (pdfium guards
 /// against true cycles itself).
 const MAX_FORM_DEPTH: usize = 12;
 
-fn collect_images(
+fn visit_object(
     obj: &PdfPageObject,
     forms: &[PdfMatrix],
     geo: &PageGeometry,
-    out: &mut Vec<Rect>,
+    found: &mut PageObjects,
     depth: usize,
 ) {
     match obj {
+        PdfPageObject::Text(t) if !found.invisible_text && is_invisible(t.render_mode()) => {
+            found.invisible_text = true;
+        }
         PdfPageObject::Image(img) => {
             let Ok(q) = img.bounds() else { return };
             let mut pts = [
@@ -485,7 +509,7 @@ fn collect_images(
                 t = t.max(y);
             }
             if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
-                out.push(geo.map_rect(l, b, r, t));
+                found.images.push(geo.map_rect(l, b, r, t));
             }
         }
         PdfPageObject::XObjectForm(form) if depth < MAX_FORM_DEPTH => {
@@ -494,7 +518,7 @@ fn collect_images(
             chain.push(m);
             for i in 0..form.len() {
                 if let Ok(child) = form.get(i) {
-                    collect_images(&child, &chain, geo, out, depth + 1);
+                    visit_object(&child, &chain, geo, found, depth + 1);
                 }
             }
         }
