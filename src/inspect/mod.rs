@@ -10,6 +10,7 @@
 //!   in-process (the code a worker runs; tests use it directly);
 //! - [`lines`]: turning glyphs into [`TextLine`](crate::model::TextLine)s;
 //! - [`area`]: the union of image rectangles;
+//! - [`xmp`]: `dc:title`/`dc:creator` when the Info dictionary lacks them;
 //! - [`worker`]: the `colophon worker` process, postcard frames over pipes;
 //! - [`pool`]: lazily spawned workers with a per-document deadline; a worker
 //!   that crashes or hangs fails that document only and is replaced.
@@ -19,6 +20,7 @@ pub mod lines;
 pub mod pdfium;
 pub mod pool;
 pub mod worker;
+pub mod xmp;
 
 pub use pdfium::Document;
 pub use pool::{PoolConfig, WorkerHandle, WorkerPool};

@@ -115,6 +115,7 @@ fn map_err(e: PdfiumError) -> PdfError {
 pub struct Document {
     doc: PdfDocument<'static>,
     page_count: u32,
+    path: PathBuf,
 }
 
 impl Document {
@@ -123,14 +124,19 @@ impl Document {
         let pdfium = pdfium()?;
         let doc = pdfium.load_pdf_from_file(path, None).map_err(map_err)?;
         let page_count = doc.pages().len().max(0) as u32;
-        Ok(Document { doc, page_count })
+        Ok(Document {
+            doc,
+            page_count,
+            path: path.to_path_buf(),
+        })
     }
 
     pub fn page_count(&self) -> u32 {
         self.page_count
     }
 
-    /// Page count and the Info dictionary (untrusted, see `extract::info`).
+    /// Page count and the Info dictionary (untrusted, see `extract::info`);
+    /// a title or author missing there is taken from the XMP packet.
     pub fn info(&self) -> DocInfo {
         let meta = self.doc.metadata();
         let get = |t| {
@@ -138,16 +144,25 @@ impl Document {
                 .map(|tag| clean_info(tag.value()))
                 .filter(|s| !s.is_empty())
         };
+        let mut info = InfoMeta {
+            title: get(PdfDocumentMetadataTagType::Title),
+            author: get(PdfDocumentMetadataTagType::Author),
+            subject: get(PdfDocumentMetadataTagType::Subject),
+            keywords: get(PdfDocumentMetadataTagType::Keywords),
+            creator: get(PdfDocumentMetadataTagType::Creator),
+            producer: get(PdfDocumentMetadataTagType::Producer),
+        };
+        if info.title.is_none() || info.author.is_none() {
+            if let Some(x) = super::xmp::read(&self.path) {
+                info.title = info.title.or(x.title);
+                if info.author.is_none() && !x.creators.is_empty() {
+                    info.author = Some(x.creators.join("; "));
+                }
+            }
+        }
         DocInfo {
             page_count: self.page_count,
-            info: InfoMeta {
-                title: get(PdfDocumentMetadataTagType::Title),
-                author: get(PdfDocumentMetadataTagType::Author),
-                subject: get(PdfDocumentMetadataTagType::Subject),
-                keywords: get(PdfDocumentMetadataTagType::Keywords),
-                creator: get(PdfDocumentMetadataTagType::Creator),
-                producer: get(PdfDocumentMetadataTagType::Producer),
-            },
+            info,
         }
     }
 
@@ -784,6 +799,47 @@ pub(crate) mod tests {
             Operation::new("Tj", vec![Object::string_literal(s)]),
             Operation::new("ET", vec![]),
         ]
+    }
+
+    #[test]
+    fn xmp_title_and_creators_fill_in_for_a_missing_info() {
+        let f = build_pdf(
+            text_ops(72.0, 700.0, 12.0, 1.0, 0, "Body"),
+            dictionary! {},
+            [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+        );
+        let mut doc = lopdf::Document::load(f.path()).unwrap();
+        let xmp = r#"<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">
+<pdf:Producer>Test</pdf:Producer><dc:format>application/pdf</dc:format>
+<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Loom Theory</rdf:li></rdf:Alt></dc:title>
+<dc:creator><rdf:Seq><rdf:li>Ann Weaver</rdf:li><rdf:li>Bo Spinner</rdf:li></rdf:Seq></dc:creator>
+</rdf:Description></rdf:RDF></x:xmpmeta>
+<?xpacket end="w"?>"#;
+        let meta = doc.add_object(Stream::new(
+            dictionary! { "Type" => "Metadata", "Subtype" => "XML" },
+            xmp.as_bytes().to_vec(),
+        ));
+        let catalog = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+        doc.get_object_mut(catalog)
+            .unwrap()
+            .as_dict_mut()
+            .unwrap()
+            .set("Metadata", meta);
+        let info =
+            doc.add_object(dictionary! { "Author" => Object::string_literal("Info Author") });
+        doc.trailer.set("Info", info);
+        let out = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        doc.save(out.path()).unwrap();
+        let got = Document::open(out.path()).unwrap().info().info;
+        assert_eq!(got.title.as_deref(), Some("Loom Theory"));
+        // Info wins where it has a value.
+        assert_eq!(got.author.as_deref(), Some("Info Author"));
+        doc.trailer.remove(b"Info");
+        doc.save(out.path()).unwrap();
+        let got = Document::open(out.path()).unwrap().info().info;
+        assert_eq!(got.author.as_deref(), Some("Ann Weaver; Bo Spinner"));
     }
 
     #[test]
