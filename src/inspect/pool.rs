@@ -46,8 +46,9 @@ pub const WORKER_EXE_ENV: &str = "COLOPHON_WORKER_EXE";
 pub struct PoolConfig {
     /// Number of worker processes at most (`--jobs`).
     pub jobs: usize,
-    /// Time budget per document (`PDF_TIMEOUT`).
-    pub doc_timeout: Duration,
+    /// Time budget per document (`PDF_TIMEOUT`); `None` (a setting of 0)
+    /// waits forever.
+    pub doc_timeout: Option<Duration>,
     /// Time a new worker has to answer the handshake.
     pub start_timeout: Duration,
     /// Executable and arguments that run [`worker::serve_stdio`].
@@ -61,7 +62,8 @@ pub struct PoolConfig {
 
 impl PoolConfig {
     /// `jobs` workers running `<exe> worker`, where exe is
-    /// `COLOPHON_WORKER_EXE` or else this executable.
+    /// `COLOPHON_WORKER_EXE` or else this executable. A timeout of 0 (or
+    /// less, or not finite) means no limit.
     pub fn new(jobs: usize, pdf_timeout_secs: f64) -> PoolConfig {
         let program = std::env::var_os(WORKER_EXE_ENV)
             .filter(|p| !p.is_empty())
@@ -70,7 +72,8 @@ impl PoolConfig {
             .unwrap_or_else(|| PathBuf::from("colophon"));
         PoolConfig {
             jobs: jobs.max(1),
-            doc_timeout: Duration::from_secs_f64(pdf_timeout_secs.max(0.0)),
+            doc_timeout: (pdf_timeout_secs.is_finite() && pdf_timeout_secs > 0.0)
+                .then(|| Duration::from_secs_f64(pdf_timeout_secs)),
             start_timeout: Duration::from_secs(30),
             program,
             args: vec!["worker".into()],
@@ -358,8 +361,8 @@ pub struct WorkerHandle<'p> {
     pool: &'p WorkerPool,
     /// `None` once the worker was killed; the next call fails fast.
     worker: Option<Worker>,
-    /// Time left for the current document.
-    budget: Duration,
+    /// Time left for the current document (`None`: no limit).
+    budget: Option<Duration>,
 }
 
 impl WorkerHandle<'_> {
@@ -456,8 +459,11 @@ impl WorkerHandle<'_> {
             let status = self.discard();
             return Err(PdfError::WorkerCrashed(format!("{what}{status}")));
         }
-        let got = w.rx.recv_timeout(self.budget);
-        self.budget = self.budget.saturating_sub(started.elapsed());
+        let got = match self.budget {
+            Some(left) => w.rx.recv_timeout(left),
+            None => w.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        self.budget = self.budget.map(|b| b.saturating_sub(started.elapsed()));
         match got {
             Ok(Msg::Resp(Response::Failed(e))) => Err(e),
             Ok(Msg::Resp(Response::Fatal(e))) => {
@@ -477,9 +483,13 @@ impl WorkerHandle<'_> {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.discard();
-                Err(PdfError::Timeout(
-                    self.pool.config.doc_timeout.as_secs_f64().round() as u64,
-                ))
+                let secs = self
+                    .pool
+                    .config
+                    .doc_timeout
+                    .unwrap_or_default()
+                    .as_secs_f64();
+                Err(PdfError::Timeout(secs.round() as u64))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let status = self.discard();
@@ -683,6 +693,22 @@ mod tests {
         h.debug_sleep(600).unwrap();
         assert_eq!(h.read_page(1).unwrap().text.index, 1);
         assert_eq!(pool.lost(), 1);
+    }
+
+    #[test]
+    fn zero_timeout_means_no_limit() {
+        assert_eq!(PoolConfig::new(1, 0.0).doc_timeout, None);
+        assert_eq!(
+            PoolConfig::new(1, 2.5).doc_timeout,
+            Some(Duration::from_millis(2500))
+        );
+        let pool = WorkerPool::new(config(1, 0.0));
+        let mut h = pool.checkout().unwrap();
+        h.debug_sleep(300).unwrap();
+        assert_eq!(
+            h.open(&fixture("book-p03-asis.pdf")).unwrap().page_count,
+            15
+        );
     }
 
     #[test]
