@@ -581,9 +581,96 @@ mod tests {
         c
     }
 
+    /// Running (not gone, not a zombie waiting to be reaped).
     fn alive(pid: u32) -> bool {
-        // SAFETY: signal 0 only checks for existence.
-        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().to_string())
+            })
+            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+    }
+
+    fn wait_until_gone(pid: u32) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(5) {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// Not a test: run in a child process by
+    /// `workers_die_when_the_coordinator_dies`. Starts a worker from a
+    /// short-lived thread, prints its pid, then dies abruptly.
+    #[test]
+    #[ignore = "child process of workers_die_when_the_coordinator_dies"]
+    fn coordinator_that_dies() {
+        if std::env::var_os("COLOPHON_TEST_DYING_COORDINATOR").is_none() {
+            return;
+        }
+        // Leaked: the process ends without dropping anything.
+        let pool: &'static WorkerPool = Box::leak(Box::new(WorkerPool::new(config(1, 60.0))));
+        let pid = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut h = pool.checkout().unwrap();
+                h.open(&fixture("book-p03-asis.pdf")).unwrap();
+                h.pid().unwrap()
+            })
+            .join()
+            .unwrap()
+        });
+        // The checkout thread is gone; the worker must still serve.
+        let mut h = pool.checkout().unwrap();
+        assert_eq!(h.pid(), Some(pid));
+        h.open(&fixture("book-p03-asis.pdf")).unwrap();
+        h.read_page(0).unwrap();
+        // Keep the worker busy (not reading its stdin, so a closed pipe
+        // alone would not end it) while this process dies.
+        std::thread::spawn(move || h.debug_sleep(60_000));
+        std::thread::sleep(Duration::from_millis(300));
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // The harness has already written "test ... " on this line.
+        writeln!(out, "WORKER-PID {pid}").unwrap();
+        out.flush().unwrap();
+        // SAFETY: ends this process at once, no destructors, as a crash would.
+        unsafe { libc::_exit(3) };
+    }
+
+    #[test]
+    fn workers_die_when_the_coordinator_dies() {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "inspect::pool::tests::coordinator_that_dies",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("COLOPHON_TEST_DYING_COORDINATOR", "1")
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let pid: u32 = stdout
+            .split("WORKER-PID ")
+            .nth(1)
+            .and_then(|p| p.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no worker pid in {stdout:?}"));
+        assert!(
+            wait_until_gone(pid),
+            "worker {pid} outlived its coordinator"
+        );
     }
 
     #[test]
@@ -623,7 +710,7 @@ mod tests {
         assert_eq!(pool.checkout().unwrap().pid(), Some(pid));
         assert_eq!((pool.spawned(), pool.lost()), (1, 0));
         drop(pool);
-        assert!(!alive(pid), "worker {pid} outlived the pool");
+        assert!(wait_until_gone(pid), "worker {pid} outlived the pool");
     }
 
     #[test]
@@ -684,7 +771,7 @@ mod tests {
             PdfError::Timeout(120).to_string(),
             "timed out after 120 s (PDF_TIMEOUT)"
         );
-        assert!(!alive(pid));
+        assert!(wait_until_gone(pid));
         drop(h);
         let mut h = pool.checkout().unwrap();
         // The budget is per document: a fresh open starts a fresh budget.
