@@ -947,5 +947,19 @@ pub(crate) mod tests {
             b.x0 >= 0.0 && b.x1 <= 700.0 && b.top >= 0.0 && b.bottom <= 500.0,
             "{b:?}"
         );
+        // Rendering shows the page as displayed, text where the bbox says.
+        let img = doc.render_page(0, 72, 1_000_000).unwrap();
+        assert_eq!((img.width(), img.height()), (700, 500));
+        let ink = |x0: f32, y0: f32, x1: f32, y1: f32| {
+            let mut n = 0;
+            for y in y0 as u32..y1 as u32 {
+                for x in x0 as u32..x1 as u32 {
+                    n += usize::from(img.get_pixel(x, y).0[0] < 128);
+                }
+            }
+            n
+        };
+        assert!(ink(b.x0, b.top, b.x1, b.bottom) > 50);
+        assert_eq!(ink(0.0, 300.0, 700.0, 500.0), 0);
     }
 }
