@@ -649,6 +649,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn tesseract_text_layer_is_read_and_flagged_as_ocr() {
+        let doc = Document::open(&fixture("ocr_layer_title_page.pdf")).unwrap();
+        let p = doc.read_page(0).unwrap();
+        assert!(p.text.image_ratio > 0.98, "{}", p.text.image_ratio);
+        assert!(p.is_ocr_layer());
+        assert_eq!(p.hidden_lines.len(), p.text.lines.len());
+        let lines = lines_of(&p);
+        assert_eq!(lines[0], "Weaving on Simple Looms", "{lines:?}");
+        assert!(lines.contains(&"Agnes Thornquist"), "{lines:?}");
+        // Word boxes are scaled to the scan: the title is still the largest.
+        let title = p.text.lines[0].size;
+        assert!(
+            p.text.lines[1..].iter().all(|l| l.size < title),
+            "{:?}",
+            p.text.lines
+        );
+    }
+
+    #[test]
     fn render_is_gray_bounded_and_shows_ink() {
         let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
         let img = doc.render_page(1, 100, 10_000_000).unwrap();
