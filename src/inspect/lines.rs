@@ -199,7 +199,7 @@ impl Frame {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct FGlyph {
     u0: f32,
     u1: f32,
@@ -217,7 +217,11 @@ struct Row {
 /// Builds the lines of one direction/visibility group; returns
 /// (baseline, start, line) for ordering.
 fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32, TextLine)> {
-    let fg: Vec<FGlyph> = glyphs.iter().map(|g| frame.project(g)).collect();
+    // Indexed like `glyphs`; only this group's entries are filled in.
+    let mut fg = vec![FGlyph::default(); glyphs.len()];
+    for &i in idx {
+        fg[i] = frame.project(&glyphs[i]);
+    }
     // Spaces (drawn or generated) only mark word ends: they must not start
     // or bend rows (pdfium gives generated ones a size of 1 pt).
     let (spaces, mut order): (Vec<usize>, Vec<usize>) =

@@ -355,8 +355,9 @@ fn await_handshake<R: Read>(rd: &mut R) -> Result<(), String> {
     Err("no handshake in its first 64 KiB of output".into())
 }
 
-/// One worker checked out for one document at a time. Not `Send` across
-/// documents by design: open, read, render, then drop (or open the next).
+/// A worker checked out by one of the coordinator's threads: open a
+/// document, read and render its pages (now or later), then drop the handle
+/// to give the worker back (or open the next document).
 pub struct WorkerHandle<'p> {
     pool: &'p WorkerPool,
     /// `None` once the worker was killed; the next call fails fast.
@@ -379,7 +380,7 @@ impl WorkerHandle<'_> {
         };
         match self.call(&req, "opening the document")? {
             Response::Opened(info) => Ok(info),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -388,7 +389,7 @@ impl WorkerHandle<'_> {
         let what = format!("reading page {}", index + self.pool.config.page_num_offset);
         match self.call(&Request::ReadPage { index }, &what)? {
             Response::Page(p) => Ok(p),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -420,7 +421,7 @@ impl WorkerHandle<'_> {
                 pixels,
             } => GrayImage::from_raw(width, height, pixels)
                 .ok_or_else(|| PdfError::Pdfium("rendered image has the wrong size".into())),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -498,6 +499,16 @@ impl WorkerHandle<'_> {
         }
     }
 
+    /// An answer of the wrong kind: the two sides disagree on the protocol
+    /// (a stale worker executable?), so this worker cannot be trusted.
+    fn unexpected(&mut self, r: Response) -> PdfError {
+        self.discard();
+        PdfError::WorkerCrashed(format!(
+            "answering: unexpected {} response",
+            response_kind(&r)
+        ))
+    }
+
     /// Kills and reaps the worker; the pool will spawn a replacement on
     /// demand. Returns how the process ended, for the message.
     fn discard(&mut self) -> String {
@@ -538,13 +549,6 @@ impl Drop for WorkerHandle<'_> {
             self.pool.give_back(w);
         }
     }
-}
-
-fn unexpected(r: Response) -> PdfError {
-    PdfError::WorkerCrashed(format!(
-        "answering: unexpected response {}",
-        response_kind(&r)
-    ))
 }
 
 fn response_kind(r: &Response) -> &'static str {
