@@ -41,8 +41,12 @@ fn lib_name() -> std::ffi::OsString {
 /// (a `target/release` binary finds the repository's `.pdfium/`), the
 /// repository this crate was built from, then the system library path.
 pub fn library_candidates() -> Vec<PathBuf> {
+    candidates_from(std::env::var_os(LIB_PATH_ENV), std::env::current_exe().ok())
+}
+
+fn candidates_from(env: Option<std::ffi::OsString>, exe: Option<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(p) = std::env::var_os(LIB_PATH_ENV).filter(|p| !p.is_empty()) {
+    if let Some(p) = env.filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         if p.is_dir() {
             out.push(p.join(lib_name()));
@@ -50,10 +54,7 @@ pub fn library_candidates() -> Vec<PathBuf> {
             out.push(p);
         }
     }
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
+    if let Some(dir) = exe.as_deref().and_then(Path::parent) {
         out.push(dir.join(lib_name()));
         out.push(dir.join("../../.pdfium").join(lib_name()));
     }
@@ -72,20 +73,28 @@ pub fn pdfium() -> Result<&'static Pdfium, PdfError> {
 }
 
 fn bind() -> Result<Pdfium, String> {
+    bind_from(&library_candidates(), true)
+}
+
+/// Binds the first candidate that loads (then, with `system`, the system
+/// library); the error lists every attempt and says how to fix it.
+fn bind_from(candidates: &[PathBuf], system: bool) -> Result<Pdfium, String> {
     let mut tried = Vec::new();
-    for path in library_candidates() {
+    for path in candidates {
         if !path.exists() {
             tried.push(format!("{} (absent)", path.display()));
             continue;
         }
-        match Pdfium::bind_to_library(&path) {
+        match Pdfium::bind_to_library(path) {
             Ok(b) => return Ok(Pdfium::new(b)),
             Err(e) => tried.push(format!("{} ({e})", path.display())),
         }
     }
-    match Pdfium::bind_to_system_library() {
-        Ok(b) => return Ok(Pdfium::new(b)),
-        Err(e) => tried.push(format!("system library path ({e})")),
+    if system {
+        match Pdfium::bind_to_system_library() {
+            Ok(b) => return Ok(Pdfium::new(b)),
+            Err(e) => tried.push(format!("system library path ({e})")),
+        }
     }
     Err(format!(
         "libpdfium.so could not be loaded; tried: {}. Run scripts/fetch-pdfium.sh, \
@@ -562,6 +571,44 @@ pub(crate) mod tests {
         let mut s: Vec<f32> = p.text.lines.iter().map(|l| l.size).collect();
         s.sort_by(f32::total_cmp);
         s[s.len() / 2]
+    }
+
+    #[test]
+    fn library_is_looked_for_in_the_documented_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = PathBuf::from("/opt/colophon/target/release/colophon");
+        let got = candidates_from(Some(dir.path().into()), Some(exe.clone()));
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join(".pdfium/libpdfium.so");
+        assert_eq!(
+            got,
+            [
+                dir.path().join("libpdfium.so"),
+                PathBuf::from("/opt/colophon/target/release/libpdfium.so"),
+                PathBuf::from("/opt/colophon/target/release/../../.pdfium/libpdfium.so"),
+                repo.clone(),
+            ]
+        );
+        // A file path is taken as is; an empty variable is no variable.
+        let file = dir.path().join("custom-pdfium.so");
+        assert_eq!(
+            candidates_from(Some(file.clone().into()), None),
+            [file, repo.clone()]
+        );
+        assert_eq!(candidates_from(Some("".into()), None), [repo]);
+    }
+
+    #[test]
+    fn missing_library_error_says_how_to_fix_it() {
+        let nowhere = PathBuf::from("/nonexistent/colophon/libpdfium.so");
+        let msg = bind_from(std::slice::from_ref(&nowhere), false)
+            .err()
+            .unwrap();
+        assert!(
+            msg.contains("/nonexistent/colophon/libpdfium.so (absent)"),
+            "{msg}"
+        );
+        assert!(msg.contains("Run scripts/fetch-pdfium.sh"), "{msg}");
+        assert!(msg.contains("set PDFIUM_DYNAMIC_LIB_PATH"), "{msg}");
     }
 
     #[test]
