@@ -70,6 +70,11 @@ const HINTED_SPACE_GAP_EM: f32 = -0.1;
 /// between) belong to different lines: a column gutter or a tab stop.
 /// Narrow two-column layouts (IEEE) have gutters of about 1.2 em.
 const COLUMN_GAP_EM: f32 = 1.0;
+/// Unless pdfium put a space there: then the glyphs follow each other in
+/// the content stream, and a loose justified line (TeX stretches a sentence
+/// space past 1 em) is not a column gutter. Kept below the 2 em gutter of
+/// tight two-column journals whose streams run across both columns.
+const HINTED_COLUMN_GAP_EM: f32 = 1.5;
 /// Baselines closer than this share of the smaller font size are one row.
 const SAME_BASELINE_EM: f32 = 0.3;
 /// A smaller row whose baseline is within this share of a larger row's font
@@ -194,7 +199,7 @@ impl Frame {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct FGlyph {
     u0: f32,
     u1: f32,
@@ -212,8 +217,15 @@ struct Row {
 /// Builds the lines of one direction/visibility group; returns
 /// (baseline, start, line) for ordering.
 fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32, TextLine)> {
-    let fg: Vec<FGlyph> = glyphs.iter().map(|g| frame.project(g)).collect();
-    let mut order: Vec<usize> = idx.to_vec();
+    // Indexed like `glyphs`; only this group's entries are filled in.
+    let mut fg = vec![FGlyph::default(); glyphs.len()];
+    for &i in idx {
+        fg[i] = frame.project(&glyphs[i]);
+    }
+    // Spaces (drawn or generated) only mark word ends: they must not start
+    // or bend rows (pdfium gives generated ones a size of 1 pt).
+    let (spaces, mut order): (Vec<usize>, Vec<usize>) =
+        idx.iter().partition(|&&i| is_space(glyphs[i].ch));
     order.sort_by(|&a, &b| {
         fg[a]
             .v
@@ -243,6 +255,21 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
                 umin: f.u0,
                 umax: f.u1,
             });
+        }
+    }
+    // Each space goes to the row it sits in, if any.
+    for &i in &spaces {
+        let f = fg[i];
+        let at = rows.partition_point(|r| r.v < f.v);
+        let best = [at.wrapping_sub(1), at]
+            .into_iter()
+            .filter_map(|j| rows.get(j).map(|r| (j, r)))
+            .filter(|(_, r)| {
+                (f.v - r.v).abs() <= SAME_BASELINE_EM * r.size && f.u0 >= r.umin && f.u0 <= r.umax
+            })
+            .min_by(|a, b| (f.v - a.1.v).abs().total_cmp(&(f.v - b.1.v).abs()));
+        if let Some((j, _)) = best {
+            rows[j].members.push(i);
         }
     }
 
@@ -295,7 +322,12 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
                 }
                 let em = last_size.max(g.size);
                 let gap = f.u0 - last_u1;
-                if gap - spaces_width.max(0.0) > COLUMN_GAP_EM * em {
+                let column_gap = if hinted {
+                    HINTED_COLUMN_GAP_EM
+                } else {
+                    COLUMN_GAP_EM
+                };
+                if gap - spaces_width.max(0.0) > column_gap * em {
                     out.push(finish_line(glyphs, &fg, &pending, row.v));
                     pending.clear();
                 } else {
@@ -648,6 +680,23 @@ mod tests {
         hint[0].bbox.x1 = hint[0].bbox.x0;
         g.extend(hint);
         assert_eq!(texts(&build_lines(&g)), vec!["of its"]);
+    }
+
+    #[test]
+    fn stretched_space_with_pdfium_hint_stays_in_line_and_spaces_do_not_split_rows() {
+        // A sentence space stretched to 1.1 em in a justified line; the
+        // generated space sits on a baseline 0.3 pt off and has pdfium's
+        // size of 1 pt for generated characters.
+        let mut g = word_glyphs("[37].", 10.0, 30.0, 10.0, false);
+        let mut hint = word_glyphs(" ", 46.0, 30.3, 10.0, true);
+        hint[0].generated = true;
+        hint[0].size = 1.0;
+        g.extend(hint);
+        g.extend(word_glyphs("Besides", 46.0, 30.0, 10.0, false));
+        assert_eq!(texts(&build_lines(&g)), vec!["[37]. Besides"]);
+        // Without the hint the same gap is a column gutter.
+        g.retain(|x| !x.generated);
+        assert_eq!(texts(&build_lines(&g)), vec!["[37].", "Besides"]);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //!   in-process (the code a worker runs; tests use it directly);
 //! - [`lines`]: turning glyphs into [`TextLine`](crate::model::TextLine)s;
 //! - [`area`]: the union of image rectangles;
+//! - [`xmp`]: `dc:title`/`dc:creator` when the Info dictionary lacks them;
 //! - [`worker`]: the `colophon worker` process, postcard frames over pipes;
 //! - [`pool`]: lazily spawned workers with a per-document deadline; a worker
 //!   that crashes or hangs fails that document only and is replaced.
@@ -19,6 +20,7 @@ pub mod lines;
 pub mod pdfium;
 pub mod pool;
 pub mod worker;
+pub mod xmp;
 
 pub use pdfium::Document;
 pub use pool::{PoolConfig, WorkerHandle, WorkerPool};
@@ -27,7 +29,7 @@ use crate::model::PageText;
 
 /// Bump when an input or the stored layout of `DocInfo`/`PageText` changes
 /// (line building, font sizes, image ratio...): cached pages are read again.
-pub const INSPECT_VERSION: u32 = 1;
+pub const INSPECT_VERSION: u32 = 2;
 use serde::{Deserialize, Serialize};
 
 /// Why a document (or one of its pages) could not be read. The coordinator

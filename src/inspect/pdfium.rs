@@ -41,8 +41,12 @@ fn lib_name() -> std::ffi::OsString {
 /// (a `target/release` binary finds the repository's `.pdfium/`), the
 /// repository this crate was built from, then the system library path.
 pub fn library_candidates() -> Vec<PathBuf> {
+    candidates_from(std::env::var_os(LIB_PATH_ENV), std::env::current_exe().ok())
+}
+
+fn candidates_from(env: Option<std::ffi::OsString>, exe: Option<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(p) = std::env::var_os(LIB_PATH_ENV).filter(|p| !p.is_empty()) {
+    if let Some(p) = env.filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         if p.is_dir() {
             out.push(p.join(lib_name()));
@@ -50,10 +54,7 @@ pub fn library_candidates() -> Vec<PathBuf> {
             out.push(p);
         }
     }
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
+    if let Some(dir) = exe.as_deref().and_then(Path::parent) {
         out.push(dir.join(lib_name()));
         out.push(dir.join("../../.pdfium").join(lib_name()));
     }
@@ -72,20 +73,28 @@ pub fn pdfium() -> Result<&'static Pdfium, PdfError> {
 }
 
 fn bind() -> Result<Pdfium, String> {
+    bind_from(&library_candidates(), true)
+}
+
+/// Binds the first candidate that loads (then, with `system`, the system
+/// library); the error lists every attempt and says how to fix it.
+fn bind_from(candidates: &[PathBuf], system: bool) -> Result<Pdfium, String> {
     let mut tried = Vec::new();
-    for path in library_candidates() {
+    for path in candidates {
         if !path.exists() {
             tried.push(format!("{} (absent)", path.display()));
             continue;
         }
-        match Pdfium::bind_to_library(&path) {
+        match Pdfium::bind_to_library(path) {
             Ok(b) => return Ok(Pdfium::new(b)),
             Err(e) => tried.push(format!("{} ({e})", path.display())),
         }
     }
-    match Pdfium::bind_to_system_library() {
-        Ok(b) => return Ok(Pdfium::new(b)),
-        Err(e) => tried.push(format!("system library path ({e})")),
+    if system {
+        match Pdfium::bind_to_system_library() {
+            Ok(b) => return Ok(Pdfium::new(b)),
+            Err(e) => tried.push(format!("system library path ({e})")),
+        }
     }
     Err(format!(
         "libpdfium.so could not be loaded; tried: {}. Run scripts/fetch-pdfium.sh, \
@@ -115,6 +124,7 @@ fn map_err(e: PdfiumError) -> PdfError {
 pub struct Document {
     doc: PdfDocument<'static>,
     page_count: u32,
+    path: PathBuf,
 }
 
 impl Document {
@@ -123,14 +133,19 @@ impl Document {
         let pdfium = pdfium()?;
         let doc = pdfium.load_pdf_from_file(path, None).map_err(map_err)?;
         let page_count = doc.pages().len().max(0) as u32;
-        Ok(Document { doc, page_count })
+        Ok(Document {
+            doc,
+            page_count,
+            path: path.to_path_buf(),
+        })
     }
 
     pub fn page_count(&self) -> u32 {
         self.page_count
     }
 
-    /// Page count and the Info dictionary (untrusted, see `extract::info`).
+    /// Page count and the Info dictionary (untrusted, see `extract::info`);
+    /// a title or author missing there is taken from the XMP packet.
     pub fn info(&self) -> DocInfo {
         let meta = self.doc.metadata();
         let get = |t| {
@@ -138,16 +153,25 @@ impl Document {
                 .map(|tag| clean_info(tag.value()))
                 .filter(|s| !s.is_empty())
         };
+        let mut info = InfoMeta {
+            title: get(PdfDocumentMetadataTagType::Title),
+            author: get(PdfDocumentMetadataTagType::Author),
+            subject: get(PdfDocumentMetadataTagType::Subject),
+            keywords: get(PdfDocumentMetadataTagType::Keywords),
+            creator: get(PdfDocumentMetadataTagType::Creator),
+            producer: get(PdfDocumentMetadataTagType::Producer),
+        };
+        if info.title.is_none() || info.author.is_none() {
+            if let Some(x) = super::xmp::read(&self.path) {
+                info.title = info.title.or(x.title);
+                if info.author.is_none() && !x.creators.is_empty() {
+                    info.author = Some(x.creators.join("; "));
+                }
+            }
+        }
         DocInfo {
             page_count: self.page_count,
-            info: InfoMeta {
-                title: get(PdfDocumentMetadataTagType::Title),
-                author: get(PdfDocumentMetadataTagType::Author),
-                subject: get(PdfDocumentMetadataTagType::Subject),
-                keywords: get(PdfDocumentMetadataTagType::Keywords),
-                creator: get(PdfDocumentMetadataTagType::Creator),
-                producer: get(PdfDocumentMetadataTagType::Producer),
-            },
+            info,
         }
     }
 
@@ -165,9 +189,10 @@ impl Document {
     pub fn read_page(&self, index: u32) -> Result<PageRead, PdfError> {
         let page = self.page(index)?;
         let geo = PageGeometry::of(&page);
-        let glyphs = page_glyphs(&page, &geo)?;
+        let objects = scan_objects(&page, &geo);
+        let glyphs = page_glyphs(&page, &geo, objects.invisible_text)?;
         let built = lines::build_lines(&glyphs);
-        let rects = image_rects(&page, &geo);
+        let rects = objects.images;
         let page_rect = Rect {
             x0: 0.0,
             top: 0.0,
@@ -365,7 +390,13 @@ fn font_is_bold(name: &str, weight: Option<PdfFontWeight>) -> bool {
 }
 
 /// The glyphs the page really draws, in displayed-page coordinates.
-fn page_glyphs(page: &PdfPage, geo: &PageGeometry) -> Result<Vec<Glyph>, PdfError> {
+/// `invisible_text`: the page has text objects in an invisible render
+/// mode; only then is each glyph's mode asked for (two calls per glyph).
+fn page_glyphs(
+    page: &PdfPage,
+    geo: &PageGeometry,
+    invisible_text: bool,
+) -> Result<Vec<Glyph>, PdfError> {
     let text = page.text().map_err(map_err)?;
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
@@ -404,10 +435,7 @@ fn page_glyphs(page: &PdfPage, geo: &PageGeometry) -> Result<Vec<Glyph>, PdfErro
             size = bbox.height().max(bbox.width());
         }
         let angle = geo.map_angle(c.angle_radians().unwrap_or(0.0));
-        let hidden = matches!(
-            c.render_mode(),
-            Ok(PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping)
-        );
+        let hidden = invisible_text && c.render_mode().is_ok_and(is_invisible);
         let bold = if is_space_like(ch) {
             false
         } else {
@@ -439,29 +467,49 @@ fn is_space_like(c: char) -> bool {
     c.is_whitespace()
 }
 
-/// Rectangles of all image objects on the page, in displayed-page
-/// coordinates, including images nested in form XObjects.
-fn image_rects(page: &PdfPage, geo: &PageGeometry) -> Vec<Rect> {
-    let mut out = Vec::new();
+fn is_invisible(mode: PdfPageTextRenderMode) -> bool {
+    matches!(
+        mode,
+        PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping
+    )
+}
+
+/// What one walk over the page objects finds.
+struct PageObjects {
+    /// Rectangles of all image objects, in displayed-page coordinates,
+    /// including images nested in form XObjects.
+    images: Vec<Rect>,
+    /// Some text object is drawn in an invisible render mode.
+    invisible_text: bool,
+}
+
+fn scan_objects(page: &PdfPage, geo: &PageGeometry) -> PageObjects {
+    let mut found = PageObjects {
+        images: Vec::new(),
+        invisible_text: false,
+    };
     let objects = page.objects();
     for obj in objects.iter() {
-        collect_images(&obj, &[], geo, &mut out, 0);
+        visit_object(&obj, &[], geo, &mut found, 0);
     }
-    out
+    found
 }
 
 /// Forms nest; a malicious file could nest them deeply (pdfium guards
 /// against true cycles itself).
 const MAX_FORM_DEPTH: usize = 12;
 
-fn collect_images(
+fn visit_object(
     obj: &PdfPageObject,
     forms: &[PdfMatrix],
     geo: &PageGeometry,
-    out: &mut Vec<Rect>,
+    found: &mut PageObjects,
     depth: usize,
 ) {
     match obj {
+        PdfPageObject::Text(t) if !found.invisible_text && is_invisible(t.render_mode()) => {
+            found.invisible_text = true;
+        }
         PdfPageObject::Image(img) => {
             let Ok(q) = img.bounds() else { return };
             let mut pts = [
@@ -485,7 +533,7 @@ fn collect_images(
                 t = t.max(y);
             }
             if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
-                out.push(geo.map_rect(l, b, r, t));
+                found.images.push(geo.map_rect(l, b, r, t));
             }
         }
         PdfPageObject::XObjectForm(form) if depth < MAX_FORM_DEPTH => {
@@ -494,7 +542,7 @@ fn collect_images(
             chain.push(m);
             for i in 0..form.len() {
                 if let Ok(child) = form.get(i) {
-                    collect_images(&child, &chain, geo, out, depth + 1);
+                    visit_object(&child, &chain, geo, found, depth + 1);
                 }
             }
         }
@@ -523,6 +571,44 @@ pub(crate) mod tests {
         let mut s: Vec<f32> = p.text.lines.iter().map(|l| l.size).collect();
         s.sort_by(f32::total_cmp);
         s[s.len() / 2]
+    }
+
+    #[test]
+    fn library_is_looked_for_in_the_documented_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = PathBuf::from("/opt/colophon/target/release/colophon");
+        let got = candidates_from(Some(dir.path().into()), Some(exe.clone()));
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join(".pdfium/libpdfium.so");
+        assert_eq!(
+            got,
+            [
+                dir.path().join("libpdfium.so"),
+                PathBuf::from("/opt/colophon/target/release/libpdfium.so"),
+                PathBuf::from("/opt/colophon/target/release/../../.pdfium/libpdfium.so"),
+                repo.clone(),
+            ]
+        );
+        // A file path is taken as is; an empty variable is no variable.
+        let file = dir.path().join("custom-pdfium.so");
+        assert_eq!(
+            candidates_from(Some(file.clone().into()), None),
+            [file, repo.clone()]
+        );
+        assert_eq!(candidates_from(Some("".into()), None), [repo]);
+    }
+
+    #[test]
+    fn missing_library_error_says_how_to_fix_it() {
+        let nowhere = PathBuf::from("/nonexistent/colophon/libpdfium.so");
+        let msg = bind_from(std::slice::from_ref(&nowhere), false)
+            .err()
+            .unwrap();
+        assert!(
+            msg.contains("/nonexistent/colophon/libpdfium.so (absent)"),
+            "{msg}"
+        );
+        assert!(msg.contains("Run scripts/fetch-pdfium.sh"), "{msg}");
+        assert!(msg.contains("set PDFIUM_DYNAMIC_LIB_PATH"), "{msg}");
     }
 
     #[test]
@@ -610,6 +696,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn tesseract_text_layer_is_read_and_flagged_as_ocr() {
+        let doc = Document::open(&fixture("ocr_layer_title_page.pdf")).unwrap();
+        let p = doc.read_page(0).unwrap();
+        assert!(p.text.image_ratio > 0.98, "{}", p.text.image_ratio);
+        assert!(p.is_ocr_layer());
+        assert_eq!(p.hidden_lines.len(), p.text.lines.len());
+        let lines = lines_of(&p);
+        assert_eq!(lines[0], "Weaving on Simple Looms", "{lines:?}");
+        assert!(lines.contains(&"Agnes Thornquist"), "{lines:?}");
+        // Word boxes are scaled to the scan: the title is still the largest.
+        let title = p.text.lines[0].size;
+        assert!(
+            p.text.lines[1..].iter().all(|l| l.size < title),
+            "{:?}",
+            p.text.lines
+        );
+    }
+
+    #[test]
     fn render_is_gray_bounded_and_shows_ink() {
         let doc = Document::open(&fixture("book-p03-scanned.pdf")).unwrap();
         let img = doc.render_page(1, 100, 10_000_000).unwrap();
@@ -642,13 +747,16 @@ pub(crate) mod tests {
     fn broken_files_are_errors_not_crashes() {
         let dir = tempfile::tempdir().unwrap();
         let bytes = std::fs::read(fixture("book-p03-asis.pdf")).unwrap();
-        let cut = dir.path().join("truncated.pdf");
-        std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
-        // Pdfium repairs what it can; a third of the file must not pass
-        // as the whole document.
-        match Document::open(&cut) {
-            Err(e) => assert!(matches!(e, PdfError::Malformed(_)), "{e:?}"),
-            Ok(d) => assert!(d.page_count() < 15, "{}", d.page_count()),
+        // Cut to a third, or missing only its last 100 bytes (the trailer
+        // and part of the cross-reference table).
+        for len in [bytes.len() / 3, bytes.len() - 100] {
+            let cut = dir.path().join(format!("truncated-{len}.pdf"));
+            std::fs::write(&cut, &bytes[..len]).unwrap();
+            let err = Document::open(&cut).err();
+            assert!(
+                matches!(err, Some(PdfError::Malformed(_))),
+                "{len}: {err:?}"
+            );
         }
         let junk = dir.path().join("junk.pdf");
         std::fs::write(&junk, b"%PDF-1.4\nthis is not a pdf at all\n").unwrap();
@@ -763,6 +871,47 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn xmp_title_and_creators_fill_in_for_a_missing_info() {
+        let f = build_pdf(
+            text_ops(72.0, 700.0, 12.0, 1.0, 0, "Body"),
+            dictionary! {},
+            [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+        );
+        let mut doc = lopdf::Document::load(f.path()).unwrap();
+        let xmp = r#"<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">
+<pdf:Producer>Test</pdf:Producer><dc:format>application/pdf</dc:format>
+<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Loom Theory</rdf:li></rdf:Alt></dc:title>
+<dc:creator><rdf:Seq><rdf:li>Ann Weaver</rdf:li><rdf:li>Bo Spinner</rdf:li></rdf:Seq></dc:creator>
+</rdf:Description></rdf:RDF></x:xmpmeta>
+<?xpacket end="w"?>"#;
+        let meta = doc.add_object(Stream::new(
+            dictionary! { "Type" => "Metadata", "Subtype" => "XML" },
+            xmp.as_bytes().to_vec(),
+        ));
+        let catalog = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+        doc.get_object_mut(catalog)
+            .unwrap()
+            .as_dict_mut()
+            .unwrap()
+            .set("Metadata", meta);
+        let info =
+            doc.add_object(dictionary! { "Author" => Object::string_literal("Info Author") });
+        doc.trailer.set("Info", info);
+        let out = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        doc.save(out.path()).unwrap();
+        let got = Document::open(out.path()).unwrap().info().info;
+        assert_eq!(got.title.as_deref(), Some("Loom Theory"));
+        // Info wins where it has a value.
+        assert_eq!(got.author.as_deref(), Some("Info Author"));
+        doc.trailer.remove(b"Info");
+        doc.save(out.path()).unwrap();
+        let got = Document::open(out.path()).unwrap().info().info;
+        assert_eq!(got.author.as_deref(), Some("Ann Weaver; Bo Spinner"));
+    }
+
+    #[test]
     fn size_in_text_matrix_counts_and_invisible_text_is_flagged() {
         // Distiller style: Tf 1, size in the text matrix.
         let mut ops = text_ops(72.0, 700.0, 1.0, 24.0, 0, "Scaled Title");
@@ -864,5 +1013,19 @@ pub(crate) mod tests {
             b.x0 >= 0.0 && b.x1 <= 700.0 && b.top >= 0.0 && b.bottom <= 500.0,
             "{b:?}"
         );
+        // Rendering shows the page as displayed, text where the bbox says.
+        let img = doc.render_page(0, 72, 1_000_000).unwrap();
+        assert_eq!((img.width(), img.height()), (700, 500));
+        let ink = |x0: f32, y0: f32, x1: f32, y1: f32| {
+            let mut n = 0;
+            for y in y0 as u32..y1 as u32 {
+                for x in x0 as u32..x1 as u32 {
+                    n += usize::from(img.get_pixel(x, y).0[0] < 128);
+                }
+            }
+            n
+        };
+        assert!(ink(b.x0, b.top, b.x1, b.bottom) > 50);
+        assert_eq!(ink(0.0, 300.0, 700.0, 500.0), 0);
     }
 }

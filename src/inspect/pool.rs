@@ -46,8 +46,9 @@ pub const WORKER_EXE_ENV: &str = "COLOPHON_WORKER_EXE";
 pub struct PoolConfig {
     /// Number of worker processes at most (`--jobs`).
     pub jobs: usize,
-    /// Time budget per document (`PDF_TIMEOUT`).
-    pub doc_timeout: Duration,
+    /// Time budget per document (`PDF_TIMEOUT`); `None` (a setting of 0)
+    /// waits forever.
+    pub doc_timeout: Option<Duration>,
     /// Time a new worker has to answer the handshake.
     pub start_timeout: Duration,
     /// Executable and arguments that run [`worker::serve_stdio`].
@@ -61,7 +62,8 @@ pub struct PoolConfig {
 
 impl PoolConfig {
     /// `jobs` workers running `<exe> worker`, where exe is
-    /// `COLOPHON_WORKER_EXE` or else this executable.
+    /// `COLOPHON_WORKER_EXE` or else this executable. A timeout of 0 (or
+    /// less, or not finite) means no limit.
     pub fn new(jobs: usize, pdf_timeout_secs: f64) -> PoolConfig {
         let program = std::env::var_os(WORKER_EXE_ENV)
             .filter(|p| !p.is_empty())
@@ -70,7 +72,8 @@ impl PoolConfig {
             .unwrap_or_else(|| PathBuf::from("colophon"));
         PoolConfig {
             jobs: jobs.max(1),
-            doc_timeout: Duration::from_secs_f64(pdf_timeout_secs.max(0.0)),
+            doc_timeout: (pdf_timeout_secs.is_finite() && pdf_timeout_secs > 0.0)
+                .then(|| Duration::from_secs_f64(pdf_timeout_secs)),
             start_timeout: Duration::from_secs(30),
             program,
             args: vec!["worker".into()],
@@ -352,14 +355,15 @@ fn await_handshake<R: Read>(rd: &mut R) -> Result<(), String> {
     Err("no handshake in its first 64 KiB of output".into())
 }
 
-/// One worker checked out for one document at a time. Not `Send` across
-/// documents by design: open, read, render, then drop (or open the next).
+/// A worker checked out by one of the coordinator's threads: open a
+/// document, read and render its pages (now or later), then drop the handle
+/// to give the worker back (or open the next document).
 pub struct WorkerHandle<'p> {
     pool: &'p WorkerPool,
     /// `None` once the worker was killed; the next call fails fast.
     worker: Option<Worker>,
-    /// Time left for the current document.
-    budget: Duration,
+    /// Time left for the current document (`None`: no limit).
+    budget: Option<Duration>,
 }
 
 impl WorkerHandle<'_> {
@@ -376,7 +380,7 @@ impl WorkerHandle<'_> {
         };
         match self.call(&req, "opening the document")? {
             Response::Opened(info) => Ok(info),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -385,7 +389,7 @@ impl WorkerHandle<'_> {
         let what = format!("reading page {}", index + self.pool.config.page_num_offset);
         match self.call(&Request::ReadPage { index }, &what)? {
             Response::Page(p) => Ok(p),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -417,7 +421,7 @@ impl WorkerHandle<'_> {
                 pixels,
             } => GrayImage::from_raw(width, height, pixels)
                 .ok_or_else(|| PdfError::Pdfium("rendered image has the wrong size".into())),
-            other => Err(unexpected(other)),
+            other => Err(self.unexpected(other)),
         }
     }
 
@@ -456,8 +460,11 @@ impl WorkerHandle<'_> {
             let status = self.discard();
             return Err(PdfError::WorkerCrashed(format!("{what}{status}")));
         }
-        let got = w.rx.recv_timeout(self.budget);
-        self.budget = self.budget.saturating_sub(started.elapsed());
+        let got = match self.budget {
+            Some(left) => w.rx.recv_timeout(left),
+            None => w.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        self.budget = self.budget.map(|b| b.saturating_sub(started.elapsed()));
         match got {
             Ok(Msg::Resp(Response::Failed(e))) => Err(e),
             Ok(Msg::Resp(Response::Fatal(e))) => {
@@ -477,15 +484,29 @@ impl WorkerHandle<'_> {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.discard();
-                Err(PdfError::Timeout(
-                    self.pool.config.doc_timeout.as_secs_f64().round() as u64,
-                ))
+                let secs = self
+                    .pool
+                    .config
+                    .doc_timeout
+                    .unwrap_or_default()
+                    .as_secs_f64();
+                Err(PdfError::Timeout(secs.round() as u64))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let status = self.discard();
                 Err(PdfError::WorkerCrashed(format!("{what}{status}")))
             }
         }
+    }
+
+    /// An answer of the wrong kind: the two sides disagree on the protocol
+    /// (a stale worker executable?), so this worker cannot be trusted.
+    fn unexpected(&mut self, r: Response) -> PdfError {
+        self.discard();
+        PdfError::WorkerCrashed(format!(
+            "answering: unexpected {} response",
+            response_kind(&r)
+        ))
     }
 
     /// Kills and reaps the worker; the pool will spawn a replacement on
@@ -530,13 +551,6 @@ impl Drop for WorkerHandle<'_> {
     }
 }
 
-fn unexpected(r: Response) -> PdfError {
-    PdfError::WorkerCrashed(format!(
-        "answering: unexpected response {}",
-        response_kind(&r)
-    ))
-}
-
 fn response_kind(r: &Response) -> &'static str {
     match r {
         Response::Opened(_) => "Opened",
@@ -571,9 +585,96 @@ mod tests {
         c
     }
 
+    /// Running (not gone, not a zombie waiting to be reaped).
     fn alive(pid: u32) -> bool {
-        // SAFETY: signal 0 only checks for existence.
-        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().to_string())
+            })
+            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+    }
+
+    fn wait_until_gone(pid: u32) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(5) {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// Not a test: run in a child process by
+    /// `workers_die_when_the_coordinator_dies`. Starts a worker from a
+    /// short-lived thread, prints its pid, then dies abruptly.
+    #[test]
+    #[ignore = "child process of workers_die_when_the_coordinator_dies"]
+    fn coordinator_that_dies() {
+        if std::env::var_os("COLOPHON_TEST_DYING_COORDINATOR").is_none() {
+            return;
+        }
+        // Leaked: the process ends without dropping anything.
+        let pool: &'static WorkerPool = Box::leak(Box::new(WorkerPool::new(config(1, 60.0))));
+        let pid = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut h = pool.checkout().unwrap();
+                h.open(&fixture("book-p03-asis.pdf")).unwrap();
+                h.pid().unwrap()
+            })
+            .join()
+            .unwrap()
+        });
+        // The checkout thread is gone; the worker must still serve.
+        let mut h = pool.checkout().unwrap();
+        assert_eq!(h.pid(), Some(pid));
+        h.open(&fixture("book-p03-asis.pdf")).unwrap();
+        h.read_page(0).unwrap();
+        // Keep the worker busy (not reading its stdin, so a closed pipe
+        // alone would not end it) while this process dies.
+        std::thread::spawn(move || h.debug_sleep(60_000));
+        std::thread::sleep(Duration::from_millis(300));
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // The harness has already written "test ... " on this line.
+        writeln!(out, "WORKER-PID {pid}").unwrap();
+        out.flush().unwrap();
+        // SAFETY: ends this process at once, no destructors, as a crash would.
+        unsafe { libc::_exit(3) };
+    }
+
+    #[test]
+    fn workers_die_when_the_coordinator_dies() {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "inspect::pool::tests::coordinator_that_dies",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("COLOPHON_TEST_DYING_COORDINATOR", "1")
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let pid: u32 = stdout
+            .split("WORKER-PID ")
+            .nth(1)
+            .and_then(|p| p.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no worker pid in {stdout:?}"));
+        assert!(
+            wait_until_gone(pid),
+            "worker {pid} outlived its coordinator"
+        );
     }
 
     #[test]
@@ -613,7 +714,7 @@ mod tests {
         assert_eq!(pool.checkout().unwrap().pid(), Some(pid));
         assert_eq!((pool.spawned(), pool.lost()), (1, 0));
         drop(pool);
-        assert!(!alive(pid), "worker {pid} outlived the pool");
+        assert!(wait_until_gone(pid), "worker {pid} outlived the pool");
     }
 
     #[test]
@@ -674,7 +775,7 @@ mod tests {
             PdfError::Timeout(120).to_string(),
             "timed out after 120 s (PDF_TIMEOUT)"
         );
-        assert!(!alive(pid));
+        assert!(wait_until_gone(pid));
         drop(h);
         let mut h = pool.checkout().unwrap();
         // The budget is per document: a fresh open starts a fresh budget.
@@ -683,6 +784,22 @@ mod tests {
         h.debug_sleep(600).unwrap();
         assert_eq!(h.read_page(1).unwrap().text.index, 1);
         assert_eq!(pool.lost(), 1);
+    }
+
+    #[test]
+    fn zero_timeout_means_no_limit() {
+        assert_eq!(PoolConfig::new(1, 0.0).doc_timeout, None);
+        assert_eq!(
+            PoolConfig::new(1, 2.5).doc_timeout,
+            Some(Duration::from_millis(2500))
+        );
+        let pool = WorkerPool::new(config(1, 0.0));
+        let mut h = pool.checkout().unwrap();
+        h.debug_sleep(300).unwrap();
+        assert_eq!(
+            h.open(&fixture("book-p03-asis.pdf")).unwrap().page_count,
+            15
+        );
     }
 
     #[test]

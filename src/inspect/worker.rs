@@ -152,14 +152,11 @@ fn private_stdout() -> anyhow::Result<std::fs::File> {
 pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()> {
     let mut doc: Option<Document> = None;
     while let Some(req) = read_frame::<_, Request>(input)? {
-        if matches!(req, Request::Close) {
-            doc = None;
-            continue;
-        }
         let answer =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&mut doc, req)));
         match answer {
-            Ok(resp) => write_frame(out, &resp)?,
+            Ok(Some(resp)) => write_frame(out, &resp)?,
+            Ok(None) => {}
             Err(panic) => {
                 let msg = panic
                     .downcast_ref::<&str>()
@@ -177,8 +174,9 @@ pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()
     Ok(())
 }
 
-fn handle(doc: &mut Option<Document>, req: Request) -> Response {
-    match req {
+/// Answers one request; `None` for `Close`, which has no answer.
+fn handle(doc: &mut Option<Document>, req: Request) -> Option<Response> {
+    let resp = match req {
         Request::Open { path } => {
             *doc = None;
             let path = path_from_bytes(path);
@@ -214,14 +212,15 @@ fn handle(doc: &mut Option<Document>, req: Request) -> Response {
         },
         Request::Close => {
             *doc = None;
-            Response::Slept
+            return None;
         }
         Request::DebugAbort => std::process::abort(),
         Request::DebugSleep { millis } => {
             std::thread::sleep(std::time::Duration::from_millis(millis));
             Response::Slept
         }
-    }
+    };
+    Some(resp)
 }
 
 /// Raw path bytes, as [`Request::Open`] carries them.
