@@ -39,11 +39,7 @@ fn contains(a: &[String], b: &[String]) -> bool {
 
 fn edition_num(s: &str) -> String {
     let d: String = s.chars().filter(|c| c.is_ascii_digit()).collect();
-    if d.is_empty() {
-        s.to_lowercase()
-    } else {
-        d
-    }
+    if d.is_empty() { s.to_lowercase() } else { d }
 }
 
 fn value_str(v: &Value) -> String {
@@ -59,9 +55,7 @@ fn matches(field: &str, got: &str, truth: &J) -> bool {
         "isbn" => truth
             .as_array()
             .is_some_and(|a| a.iter().any(|t| t.as_str() == Some(got))),
-        "doi" => truth
-            .as_str()
-            .is_some_and(|t| t.eq_ignore_ascii_case(got)),
+        "doi" => truth.as_str().is_some_and(|t| t.eq_ignore_ascii_case(got)),
         "loc" => truth.as_str() == Some(got),
         "year" => truth.as_i64().map(|t| t.to_string()).as_deref() == Some(got),
         "edition" => truth
@@ -96,16 +90,15 @@ fn main() {
     let pos: Vec<&String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| {
-            !a.starts_with('-') && !(*i > 0 && args[i - 1] == "--min")
-        })
+        .filter(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--min"))
         .map(|(_, a)| a)
         .collect();
     let dumps = pos.first().map_or("/work/dumps", |s| s.as_str());
     let truth_path = pos
         .get(1)
         .map_or("/work/shared/corpus/truth.json", |s| s.as_str());
-    let truth: Vec<J> = serde_json::from_str(&std::fs::read_to_string(truth_path).unwrap()).unwrap();
+    let truth: Vec<J> =
+        serde_json::from_str(&std::fs::read_to_string(truth_path).unwrap()).unwrap();
     let by_stem: BTreeMap<String, &J> = truth
         .iter()
         .map(|t| {
@@ -204,7 +197,13 @@ fn main() {
             };
             if verbose || (verdict != "ok" && !verdict.is_empty() && verdict != "ok(alt)") {
                 let shown = best.map_or("-".to_string(), |c| {
-                    format!("{} ({:.2}, p{:?}: {})", value_str(&c.value), c.score, c.page, c.why)
+                    format!(
+                        "{} ({:.2}, p{:?}: {})",
+                        value_str(&c.value),
+                        c.score,
+                        c.page,
+                        c.why
+                    )
                 });
                 println!("{stem:22} {field:9} {verdict:8} got {shown} | truth {tv}");
                 if verbose {

@@ -205,10 +205,7 @@ pub fn read<'a>(doc: &DocText<'a>) -> Vec<PageCtx<'a>> {
     let mut out: Vec<PageCtx<'a>> = Vec::with_capacity(doc.pages.len());
     let mut prev_refs: Option<u32> = None;
     for page in doc.pages {
-        let from_end = doc
-            .page_count
-            .saturating_sub(1)
-            .saturating_sub(page.index);
+        let from_end = doc.page_count.saturating_sub(1).saturating_sub(page.index);
         let part = if page.index <= from_end {
             Part::Front
         } else {
@@ -317,7 +314,13 @@ fn classify(
         PageKind::Contents
     } else if refs.is_some_and(|(a, _)| a == 0) || refs_head.is_some_and(|a| a * 3 < n) {
         PageKind::References
-    } else if top_heading(&["index", "register", "stichwortverzeichnis", "索引", "rejstřík"]) {
+    } else if top_heading(&[
+        "index",
+        "register",
+        "stichwortverzeichnis",
+        "索引",
+        "rejstřík",
+    ]) {
         PageKind::Index
     } else if also_by.is_some_and(|(a, b)| (b - a) * 2 >= nonempty) {
         PageKind::AlsoBy
@@ -630,7 +633,8 @@ pub mod testutil {
     }
 
     /// Filler prose lines (to make a page a body page).
-    pub const PROSE: &str = "The answer, as we shall see, lies partly in the method and partly in the record of it.";
+    pub const PROSE: &str =
+        "The answer, as we shall see, lies partly in the method and partly in the record of it.";
 }
 
 #[cfg(test)]
@@ -808,9 +812,15 @@ mod tests {
             "Zeileis A, Grothendieck G (2005). zoo: S3 Infrastructure."
         ));
         assert!(citation_like("[4] Donald Knuth. The TeXbook."));
-        assert!(citation_like("Journal of Statistical Software, 46(7), 1–26."));
-        assert!(citation_like("  ee = {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"));
-        assert!(citation_like("= {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"));
+        assert!(citation_like(
+            "Journal of Statistical Software, 46(7), 1–26."
+        ));
+        assert!(citation_like(
+            "  ee = {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"
+        ));
+        assert!(citation_like(
+            "= {http://dx.doi.org/10.1007/978-3-642-13568-2_8},"
+        ));
         assert!(!citation_like("ISBN 978-1-931971-36-2"));
         assert!(!citation_like("Second edition published 2022"));
     }

@@ -110,8 +110,7 @@ static DOI_START: LazyLock<Regex> =
 /// Start of a DOI in lower-case text (OCR may read `1o.` for `10.`).
 static DOI_HEAD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"1[0o]\.").unwrap());
 
-static DOI_FULL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^10\.\d{4,9}/\S+$").unwrap());
+static DOI_FULL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^10\.\d{4,9}/\S+$").unwrap());
 
 /// Label right before the DOI on its line.
 static LABEL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -137,8 +136,7 @@ fn repair_registrant(reg: &str) -> String {
 /// keeping a closing bracket that closes one opened inside the DOI.
 fn trim_trailing(s: &str) -> String {
     let mut s = s.to_string();
-    loop {
-        let Some(last) = s.chars().last() else { break };
+    while let Some(last) = s.chars().last() {
         let strip = match last {
             '.' | ',' | ';' | ':' | '"' | '\'' | '”' | '’' | '»' => true,
             ')' => s.matches('(').count() < s.matches(')').count(),
@@ -172,7 +170,9 @@ fn read_doi(p: &PageCtx, i: usize, at: usize) -> Option<String> {
                     .chars()
                     .next()
                     .is_some_and(|c| c.is_ascii_alphanumeric())
-                    && first.chars().any(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '_')
+                    && first
+                        .chars()
+                        .any(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '_')
                     && !first.starts_with("http");
                 if plausible {
                     doi.push_str(first);
@@ -188,7 +188,8 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
     let prefix = &t[..at];
     let labelled = LABEL_BEFORE.is_match(prefix)
         || (prefix.trim().is_empty()
-            && p.previous(i).is_some_and(|j| LABEL_AT_END.is_match(p.text(j))));
+            && p.previous(i)
+                .is_some_and(|j| LABEL_AT_END.is_match(p.text(j))));
     // Words before the label: a sentence or a citation, not a label line.
     let lead = LABEL_BEFORE
         .find(prefix)
@@ -200,7 +201,8 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
         return (0.05, format!("DOI in a reference list ({where_})"));
     }
     if context::citation_like(t)
-        || p.previous(i).is_some_and(|j| context::citation_like(p.text(j)))
+        || p.previous(i)
+            .is_some_and(|j| context::citation_like(p.text(j)))
     {
         return (0.1, format!("DOI in a citation ({where_})"));
     }
@@ -213,8 +215,12 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
         || p.rel_top(i) < 0.2
         || p.rel_top(i) > 0.85;
     let (s, why) = match (labelled, lead_words) {
-        (true, w) if w <= 3 && early && margin => (0.9, "labelled DOI in the first page's header/footer"),
-        (true, w) if w <= 3 && p.kind == PageKind::Imprint => (0.9, "labelled DOI on the imprint page"),
+        (true, w) if w <= 3 && early && margin => {
+            (0.9, "labelled DOI in the first page's header/footer")
+        }
+        (true, w) if w <= 3 && p.kind == PageKind::Imprint => {
+            (0.9, "labelled DOI on the imprint page")
+        }
         (true, w) if w <= 3 && p.part == Part::Front && p.index() <= 4 => {
             (0.7, "labelled DOI on its own line in the front matter")
         }
@@ -264,7 +270,10 @@ mod tests {
             normalize("DOI 10.1002/1096-987x(200102)22:3<273::aid-jcc1004>3.0.co;2-y.").as_deref(),
             Some("10.1002/1096-987x(200102)22:3<273::aid-jcc1004>3.0.co;2-y")
         );
-        assert_eq!(normalize("http://dx.doi.org/10.1145/3.4").as_deref(), Some("10.1145/3.4"));
+        assert_eq!(
+            normalize("http://dx.doi.org/10.1145/3.4").as_deref(),
+            Some("10.1145/3.4")
+        );
         assert_eq!(normalize("see 10.1000/abc"), None, "prose before");
         assert_eq!(normalize("10.10/abc"), None, "registrant too short");
         assert_eq!(normalize("doi:"), None);
@@ -282,8 +291,16 @@ mod tests {
             .map(|k| (PROSE, 10.9, 300.0 + 13.0 * k as f32))
             .collect();
         lines.extend(body);
-        lines.push(("The complete data is available from doi:10.4121/uuid:", 10.9, 700.0));
-        lines.push(("6e6d3c8f-8a7e-4e1b-b8d6-2c3a0a3f9a11 for download.", 10.9, 713.0));
+        lines.push((
+            "The complete data is available from doi:10.4121/uuid:",
+            10.9,
+            700.0,
+        ));
+        lines.push((
+            "6e6d3c8f-8a7e-4e1b-b8d6-2c3a0a3f9a11 for download.",
+            10.9,
+            713.0,
+        ));
         page(0, &lines)
     }
 
@@ -302,8 +319,15 @@ mod tests {
         let (v, s) = best(&c).unwrap();
         assert_eq!(v, "10.18637/jss.v087.i07");
         assert!(s >= 0.8);
-        let get = |d: &str| c.iter().find(|c| c.value == Value::Text(d.into())).map(|c| c.score);
-        assert!(get("10.18637/jss.v046.i07").unwrap() < 0.2, "joined across lines, low");
+        let get = |d: &str| {
+            c.iter()
+                .find(|c| c.value == Value::Text(d.into()))
+                .map(|c| c.score)
+        };
+        assert!(
+            get("10.18637/jss.v046.i07").unwrap() < 0.2,
+            "joined across lines, low"
+        );
         assert!(get("10.1007/978-3-642-97610-0").unwrap() < 0.2);
         let prose = c
             .iter()
@@ -362,7 +386,11 @@ mod tests {
         let p = ocr(body(
             2,
             100.0,
-            &["All rights reserved.", "ISBN 978-1-83729-511-1", "DOI 1O.53204/9781837295128"],
+            &[
+                "All rights reserved.",
+                "ISBN 978-1-83729-511-1",
+                "DOI 1O.53204/9781837295128",
+            ],
         ));
         assert_eq!(best(&run(&[p], 15)).unwrap().0, "10.53204/9781837295128");
     }

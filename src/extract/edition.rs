@@ -148,8 +148,8 @@ pub fn ordinal(word: &str) -> Option<u32> {
         return chinese_number(w);
     }
     let n = match w {
-        "first" | "erste" | "erster" | "ersten" | "première" | "premiere" | "premier" | "primera"
-        | "primero" | "prima" | "primeira" => 1,
+        "first" | "erste" | "erster" | "ersten" | "première" | "premiere" | "premier"
+        | "primera" | "primero" | "prima" | "primeira" => 1,
         "second" | "zweite" | "zweiter" | "zweiten" | "deuxième" | "deuxieme" | "seconde"
         | "segunda" | "seconda" => 2,
         "third" | "dritte" | "dritter" | "dritten" | "troisième" | "troisieme" | "tercera"
@@ -157,10 +157,12 @@ pub fn ordinal(word: &str) -> Option<u32> {
         "fourth" | "vierte" | "vierter" | "vierten" | "quatrième" | "quatrieme" | "cuarta"
         | "quarta" => 4,
         "fifth" | "fünfte" | "fünfter" | "fünften" | "cinquième" | "cinquieme" | "quinta" => 5,
-        "sixth" | "sechste" | "sechster" | "sechsten" | "sixième" | "sixieme" | "sexta" | "sesta" => 6,
+        "sixth" | "sechste" | "sechster" | "sechsten" | "sixième" | "sixieme" | "sexta"
+        | "sesta" => 6,
         "seventh" | "siebte" | "siebente" | "siebten" | "septième" | "septieme" | "séptima"
         | "septima" | "settima" | "sétima" => 7,
-        "eighth" | "achte" | "achten" | "huitième" | "huitieme" | "octava" | "ottava" | "oitava" => 8,
+        "eighth" | "achte" | "achten" | "huitième" | "huitieme" | "octava" | "ottava"
+        | "oitava" => 8,
         "ninth" | "neunte" | "neunten" | "neuvième" | "neuvieme" | "novena" | "nona" => 9,
         "tenth" | "zehnte" | "zehnten" | "dixième" | "dixieme" | "décima" | "decima" => 10,
         "eleventh" => 11,
@@ -245,10 +247,14 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
     let standalone = stated >= 0.5 * trimmed.len() as f32
         || context::words(trimmed) <= 5
         || trimmed.starts_with(t[st.start..st.end].trim())
-        || t[..st.start].trim_end().ends_with(['|', ':', '：', '(', '（']);
+        || t[..st.start]
+            .trim_end()
+            .ends_with(['|', ':', '：', '(', '（']);
     let n1 = st.edition == Edition::Number(1);
     let (mut s, why) = match p.kind {
-        PageKind::Title | PageKind::HalfTitle if standalone => (0.85, "edition line on the title page"),
+        PageKind::Title | PageKind::HalfTitle if standalone => {
+            (0.85, "edition line on the title page")
+        }
         PageKind::Title | PageKind::HalfTitle => (0.7, "edition on the title page"),
         PageKind::Imprint if p.part == Part::Back => (0.6, "edition in the colophon"),
         PageKind::Imprint if standalone => (0.85, "edition statement on the copyright page"),
@@ -304,7 +310,10 @@ mod tests {
         assert_eq!(one("2nd ed."), Some(Number(2)));
         assert_eq!(one("Third edition, revised"), Some(Number(3)));
         assert_eq!(one("Fourth revised and expanded edition"), Some(Number(4)));
-        assert_eq!(one("User's Guide, Edition 1 for release 1.2.7"), Some(Number(1)));
+        assert_eq!(
+            one("User's Guide, Edition 1 for release 1.2.7"),
+            Some(Number(1))
+        );
         assert_eq!(one("4., durchgesehene Auflage"), Some(Number(4)));
         assert_eq!(one("2. Auflage 2012"), Some(Number(2)));
         assert_eq!(one("Zweite, überarbeitete Auflage"), Some(Number(2)));
@@ -348,7 +357,11 @@ mod tests {
         let contents = body(
             5,
             100.0,
-            &["Contents", "Preface to the second edition . . . . . . . ix", "1 Sources . . . . . . . 1"],
+            &[
+                "Contents",
+                "Preface to the second edition . . . . . . . ix",
+                "1 Sources . . . . . . . 1",
+            ],
         );
         let c = run(&[title, copy, contents], 16);
         let (v, s) = best(&c).unwrap();
@@ -381,7 +394,11 @@ mod tests {
         let (v, s) = best(&c).unwrap();
         assert_eq!(v, "4");
         assert!(s >= 0.8);
-        assert!(c.iter().filter(|c| c.value != Value::Text("4".into())).all(|c| c.score < 0.5));
+        assert!(
+            c.iter()
+                .filter(|c| c.value != Value::Text("4".into()))
+                .all(|c| c.score < 0.5)
+        );
     }
 
     #[test]

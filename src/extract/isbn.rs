@@ -167,8 +167,10 @@ struct Found {
 }
 
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)")
-        .unwrap()
+    Regex::new(
+        r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
+    )
+    .unwrap()
 });
 
 static LABEL_PREFIX: LazyLock<Regex> =
@@ -358,11 +360,7 @@ fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
             (10, 3) => Some(Shape::Hyphen10),
             _ => None,
         };
-        let window_start = t[..idx]
-            .char_indices()
-            .rev()
-            .nth(29)
-            .map_or(0, |(b, _)| b);
+        let window_start = t[..idx].char_indices().rev().nth(29).map_or(0, |(b, _)| b);
         let other = OTHER_LABEL.is_match(&t[window_start..idx]);
         if let (Some(shape), false) = (shape, other) {
             let prefix = &t[..idx];
@@ -523,10 +521,20 @@ mod tests {
             Some("9781915862402")
         );
         assert_eq!(to_isbn13("0-87611-203-3").as_deref(), Some("9780876112038"));
-        assert_eq!(to_isbn13("ISBN 0-8044-2957-X").as_deref(), Some("9780804429573"));
-        assert_eq!(to_isbn13("ISBN-13: 979-8-39518-662-1").as_deref(), Some("9798395186621"));
+        assert_eq!(
+            to_isbn13("ISBN 0-8044-2957-X").as_deref(),
+            Some("9780804429573")
+        );
+        assert_eq!(
+            to_isbn13("ISBN-13: 979-8-39518-662-1").as_deref(),
+            Some("9798395186621")
+        );
         assert_eq!(to_isbn13("978-1-915862-40-3"), None, "bad check digit");
-        assert_eq!(to_isbn13("977-1-915862-40-2"), None, "not a Bookland prefix");
+        assert_eq!(
+            to_isbn13("977-1-915862-40-2"),
+            None,
+            "not a Bookland prefix"
+        );
         assert_eq!(to_isbn13("0-87611-203-4"), None);
         assert_eq!(to_isbn13("12345"), None);
         assert_eq!(to_isbn13("0-87X11-203-3"), None);
@@ -569,7 +577,10 @@ mod tests {
         assert!(score_of(&c, "9781849217583") < 0.2);
         assert!(score_of(&c, "9781915862426") >= 0.8);
         // LCCNs are not read as ISBN-10s.
-        assert!(c.iter().all(|c| c.value != Value::Text("9782021038840".into())));
+        assert!(
+            c.iter()
+                .all(|c| c.value != Value::Text("9782021038840".into()))
+        );
         assert!(c.iter().all(|c| match &c.value {
             Value::Text(s) => s.starts_with("978"),
             _ => false,
@@ -759,7 +770,11 @@ mod tests {
 
     #[test]
     fn isbn_digits_inside_a_doi_are_not_read() {
-        let p = body(2, 100.0, &["DOI 10.53204/9781837295128", "All rights reserved."]);
+        let p = body(
+            2,
+            100.0,
+            &["DOI 10.53204/9781837295128", "All rights reserved."],
+        );
         assert!(run(&[p], 15).is_empty());
     }
 }

@@ -20,7 +20,7 @@
 //! - `< 0.2`: labelled inside a reference list or citation; never report.
 
 use crate::extract::context::{self, PageCtx, PageKind};
-use crate::model::{Candidate, DocText, Field, Value};
+use crate::model::{Candidate, DocText, Field, Value, Via};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -33,7 +33,12 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
             let t = p.digits(i);
             for m in LABEL.find_iter(t) {
                 let rest = &t[m.end()..];
-                let Some(v) = VALUE.captures(rest) else {
+                let re = if p.via() == Via::Text {
+                    &*VALUE
+                } else {
+                    &*VALUE_OCR
+                };
+                let Some(v) = re.captures(rest) else {
                     continue;
                 };
                 let Some(lccn) = normalize(&v[1]) else {
@@ -104,13 +109,21 @@ static URL: LazyLock<Regex> =
 /// The value after a label: optional punctuation, then prefix letters, a
 /// two- or four-digit year and a serial (hyphenated or six digits).
 static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b")
+    Regex::new(
+        r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b",
+    )
+    .unwrap()
+});
+
+/// The same for OCR text, which may split the serial with a space
+/// ("72-8 1345").
+static VALUE_OCR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d(?:\s?\d){0,5}|\d{6})(?:/[a-z0-9]+)?)\b")
         .unwrap()
 });
 
-static SHAPE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([a-z]{0,3})(\d{4}|\d{2})(?:[-‐–](\d{1,6})|(\d{6}))$").unwrap()
-});
+static SHAPE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([a-z]{0,3})(\d{4}|\d{2})(?:[-‐–](\d{1,6})|(\d{6}))$").unwrap());
 
 fn score(p: &PageCtx, i: usize, label: &str, after: &str) -> (f32, String) {
     let where_ = format!("p{}", p.index());
@@ -162,7 +175,10 @@ mod tests {
         assert_eq!(normalize("72-81345").as_deref(), Some("72081345"));
         assert_eq!(normalize("2001-1234").as_deref(), Some("2001001234"));
         assert_eq!(normalize("sn 85-1234").as_deref(), Some("sn85001234"));
-        assert_eq!(normalize("https://lccn.loc.gov/2021038846").as_deref(), Some("2021038846"));
+        assert_eq!(
+            normalize("https://lccn.loc.gov/2021038846").as_deref(),
+            Some("2021038846")
+        );
         assert_eq!(normalize("79-2345/r85").as_deref(), Some("79002345"));
         assert_eq!(normalize("1234567890"), None, "ten digits but no 20xx year");
         assert_eq!(normalize("QA401"), None);
@@ -184,7 +200,10 @@ mod tests {
         let c = run(&[p], 16);
         assert_eq!(best(&c).as_deref(), Some("2021038846"));
         assert!(c.iter().all(|c| c.score >= 0.5));
-        assert!(c.iter().all(|c| c.value != Value::Text("9781915862402".into())));
+        assert!(
+            c.iter()
+                .all(|c| c.value != Value::Text("9781915862402".into()))
+        );
     }
 
     #[test]
@@ -226,7 +245,10 @@ mod tests {
         let p = body(
             2,
             100.0,
-            &["ISBN 2004012345", "中国版本图书馆 CIP 数据核字（2021）第 031857 号"],
+            &[
+                "ISBN 2004012345",
+                "中国版本图书馆 CIP 数据核字（2021）第 031857 号",
+            ],
         );
         assert!(run(&[p], 16).is_empty());
     }
@@ -236,7 +258,10 @@ mod tests {
         let p = ocr(body(
             2,
             100.0,
-            &["All rights reserved.", "Library of Congress Catalog Card Number: 72-8l345"],
+            &[
+                "All rights reserved.",
+                "Library of Congress Catalog Card Number: 72-8 l345",
+            ],
         ));
         assert_eq!(best(&run(&[p], 15)).as_deref(), Some("72081345"));
     }

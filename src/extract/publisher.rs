@@ -14,6 +14,7 @@
 //!   Paris, 2019"), never a person;
 //! - an organisation repeated in the running heads/feet of a paper
 //!   ("USENIX Association").
+//!
 //! Names are cut at the address, year or bracket that follows them, a
 //! leading "the" is dropped, and all-capital names are title-cased.
 //! Whether a name is an organisation is judged from its words (Press,
@@ -114,9 +115,7 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
                 push(p, name, s, why);
                 continue;
             }
-            if SELF_PUBLISHED.is_match(t)
-                && matches!(p.kind, PageKind::Imprint | PageKind::Title)
-            {
+            if SELF_PUBLISHED.is_match(t) && matches!(p.kind, PageKind::Imprint | PageKind::Title) {
                 push(p, "Independently published".into(), 0.3, "self-published");
                 continue;
             }
@@ -152,6 +151,19 @@ static ORG: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// Organisation words that name publishers outright (an affiliation such
+/// as "The University of Manitoba" has only the weaker kind).
+static PUBLISHER_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
+        .unwrap()
+});
+
+/// Words around an author's affiliation block.
+static AFFILIATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:department|dept\.|faculty|school\s+of|laboratory|lab\b|e-?mail)|@")
+        .unwrap()
+});
+
 /// A capitalised organisation name in running heads/feet.
 static ORG_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:\p{Lu}[\p{L}&'.-]*\s+){1,4}(?:Association|Press|Society|Institute|Foundation|Publishing|Publishers|Verlag|Books)\b")
@@ -181,9 +193,8 @@ static COPYRIGHT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?:©|\(c\)|\bcopyright\b)").unwrap());
 
 /// Years, commas and "by" between a copyright sign and the holder.
-static HOLDER_LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap()
-});
+static HOLDER_LEAD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap());
 
 /// Where a name stops: punctuation, brackets, a year, an address, a URL.
 static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
@@ -191,7 +202,9 @@ static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Abbreviations whose full stop does not end the name.
-const ABBREV: &[&str] = &["inc", "co", "ltd", "corp", "bros", "st", "cie", "s.a", "b.v"];
+const ABBREV: &[&str] = &[
+    "inc", "co", "ltd", "corp", "bros", "st", "cie", "s.a", "b.v",
+];
 
 /// Cuts a name from the start of `s` and cleans it; `None` when what
 /// follows is not a name.
@@ -219,15 +232,22 @@ fn read_name(s: &str) -> Option<String> {
     let name = clean_name(&s[..end.min(s.len())]);
     let words = name.split_whitespace().count();
     let first = name.chars().next()?;
-    if words == 0 || words > 8 || !(first.is_uppercase() || !first.is_alphabetic()) {
+    if words == 0 || words > 8 || (first.is_alphabetic() && !first.is_uppercase()) {
         return None;
     }
     if first.is_ascii_digit() || first.is_ascii_punctuation() {
         return None;
     }
     let lower = name.to_lowercase();
-    if ["the author", "the authors", "the editor", "the editors", "author", "authors"]
-        .contains(&lower.as_str())
+    if [
+        "the author",
+        "the authors",
+        "the editor",
+        "the editors",
+        "author",
+        "authors",
+    ]
+    .contains(&lower.as_str())
     {
         return None;
     }
@@ -245,13 +265,18 @@ pub fn clean_name(s: &str) -> String {
         .trim_matches(|c: char| ".,:;—–-/ ".contains(c))
         .to_string();
     let s = match s.split_once(' ') {
-        Some((the, rest)) if the.eq_ignore_ascii_case("the") && !rest.is_empty() => rest.to_string(),
+        Some((the, rest)) if the.eq_ignore_ascii_case("the") && !rest.is_empty() => {
+            rest.to_string()
+        }
         _ => s,
     };
     let words: Vec<&str> = s.split(' ').collect();
     let letters = |w: &str| w.chars().filter(|c| c.is_alphabetic()).count();
     let caps = |w: &str| {
-        letters(w) >= 2 && w.chars().filter(|c| c.is_alphabetic()).all(|c| c.is_uppercase())
+        letters(w) >= 2
+            && w.chars()
+                .filter(|c| c.is_alphabetic())
+                .all(|c| c.is_uppercase())
     };
     if words.len() >= 2 && words.iter().filter(|w| caps(w)).count() >= 2 {
         words
@@ -334,7 +359,11 @@ fn chinese(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)> {
     if name.is_empty() || (!is_org(&name) && name.chars().count() < 2) {
         return None;
     }
-    let s = if p.kind == PageKind::Imprint { s } else { s - 0.3 };
+    let s = if p.kind == PageKind::Imprint {
+        s
+    } else {
+        s - 0.3
+    };
     Some((name, s, "publisher in the Chinese imprint"))
 }
 
@@ -383,14 +412,33 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
             continue;
         }
         let lower = t.to_lowercase();
-        if ["edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume"]
-            .iter()
-            .any(|w| lower.contains(w))
+        if [
+            "edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
         {
             continue;
         }
+        let near = |j: Option<usize>| j.is_some_and(|j| j < n && AFFILIATION.is_match(p.text(j)));
+        if near(i.checked_sub(1)) || near(Some(i + 1)) || AFFILIATION.is_match(t) {
+            // An author's affiliation, not an imprint.
+            continue;
+        }
+        if PUBLISHER_WORD.is_match(t) {
+            out.push((
+                clean_name(t),
+                0.6,
+                "publisher line at the foot of the title page",
+            ));
+            continue;
+        }
         if is_org(t) {
-            out.push((clean_name(t), 0.6, "publisher line at the foot of the title page"));
+            out.push((
+                clean_name(t),
+                0.4,
+                "organisation line at the foot of the title page",
+            ));
             continue;
         }
         let caps = t
@@ -401,7 +449,11 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
         let last = i + 1 == n;
         if caps || t.contains(" & ") {
             let s = if last { 0.2 } else { 0.35 };
-            out.push((clean_name(t), s, "capitalised line at the foot of the title page"));
+            out.push((
+                clean_name(t),
+                s,
+                "capitalised line at the foot of the title page",
+            ));
         }
     }
     out
@@ -431,7 +483,10 @@ mod tests {
 
     #[test]
     fn cleans_names() {
-        assert_eq!(clean_name("NORTHBOUND UNIVERSITY PRESS"), "Northbound University Press");
+        assert_eq!(
+            clean_name("NORTHBOUND UNIVERSITY PRESS"),
+            "Northbound University Press"
+        );
         assert_eq!(clean_name("ÉDITIONS BRÉVAL & Cie"), "Éditions Bréval & Cie");
         assert_eq!(clean_name("the Debian Project"), "Debian Project");
         assert_eq!(clean_name("MIT PRESS"), "MIT Press");
@@ -468,7 +523,10 @@ mod tests {
         let (v, s) = best(&c).unwrap();
         assert_eq!(v, "Harwick & Lowe");
         assert!(s >= 0.8);
-        assert!(c.iter().all(|c| c.value != Value::Text("Imogen Treadwell".into())));
+        assert!(
+            c.iter()
+                .all(|c| c.value != Value::Text("Imogen Treadwell".into()))
+        );
     }
 
     #[test]
@@ -532,6 +590,22 @@ mod tests {
     }
 
     #[test]
+    fn affiliation_is_not_a_publisher() {
+        let p = page(
+            0,
+            &[
+                ("A Gentle Introduction to TEX", 20.0, 100.0),
+                ("A Manual for Self-study", 14.0, 130.0),
+                ("Michael Doob", 12.0, 400.0),
+                ("Department of Mathematics", 10.0, 420.0),
+                ("The University of Manitoba", 10.0, 435.0),
+                ("Winnipeg, Manitoba, Canada R3T 2N2", 10.0, 450.0),
+            ],
+        );
+        assert!(run(&[p], 97).iter().all(|c| c.score < 0.5));
+    }
+
+    #[test]
     fn colophon_name_broken_over_lines() {
         let p = body(
             15,
@@ -568,10 +642,15 @@ mod tests {
     #[test]
     fn repeated_footer_organisation() {
         let mk = |idx: u32| {
-            let mut lines: Vec<(&str, f32, f32)> =
-                (0..40).map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32)).collect();
+            let mut lines: Vec<(&str, f32, f32)> = (0..40)
+                .map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32))
+                .collect();
             lines.push(("USENIX Association", 9.0, 750.0));
-            lines.push(("15th USENIX Conference on File and Storage Technologies", 9.0, 750.0));
+            lines.push((
+                "15th USENIX Conference on File and Storage Technologies",
+                9.0,
+                750.0,
+            ));
             page(idx, &lines)
         };
         let c = run(&[mk(1), mk(2), mk(3)], 15);

@@ -19,6 +19,7 @@
 //! - a date line ("October 2018", "2020-03-21", "Revised 7 January 2021",
 //!   "30. 11. 2012", a bare "2014" or "Praha – léto 2002, podzim 2012") on
 //!   the title page, the first page's header, or the first few pages.
+//!
 //! Years in reference lists, citations ("(2005)"), also-by lists, contents
 //! and index pages, and in running prose are not taken.
 //!
@@ -256,7 +257,8 @@ fn segments(t: &str) -> Vec<&str> {
                     .take_while(|x| x.1.is_alphanumeric())
                     .map(|x| x.1)
                     .collect();
-                let ordinal = !word.is_empty() && word.len() <= 2 && word.iter().all(|c| c.is_ascii_digit());
+                let ordinal =
+                    !word.is_empty() && word.len() <= 2 && word.iter().all(|c| c.is_ascii_digit());
                 let initial = word.len() == 1 && word[0].is_uppercase();
                 next_upper && !ordinal && !initial
             }
@@ -335,7 +337,10 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
     // Edition statement with its year ("2. Auflage 2012", "2021 年 3 月第
     // 3 版"); in a line of several, the highest edition.
     if let Some((n, y)) = edition_years(seg).into_iter().max_by_key(|e| e.0) {
-        let s = if matches!(p.kind, PageKind::Imprint | PageKind::Title | PageKind::HalfTitle) {
+        let s = if matches!(
+            p.kind,
+            PageKind::Imprint | PageKind::Title | PageKind::HalfTitle
+        ) {
             0.8
         } else {
             0.3
@@ -365,7 +370,12 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
     if let Some(m) = COPYRIGHT.find(seg) {
         let after = &seg[m.end()..];
         if !NOT_NOTICE.is_match(after) {
-            if let Some(y) = years.iter().filter(|y| y.start >= m.start()).map(|y| y.year).max() {
+            if let Some(y) = years
+                .iter()
+                .filter(|y| y.start >= m.start())
+                .map(|y| y.year)
+                .max()
+            {
                 let s = match (p.kind, p.part) {
                     (_, Part::Front) if front_ish => 0.8,
                     (_, Part::Front) => 0.6,
@@ -406,7 +416,10 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
         return None;
     }
     let dated = DATE.is_match(seg);
-    let titleish = matches!(p.kind, PageKind::Title | PageKind::HalfTitle | PageKind::Imprint);
+    let titleish = matches!(
+        p.kind,
+        PageKind::Title | PageKind::HalfTitle | PageKind::Imprint
+    );
     // Off title pages a date line is short: a date in a sentence is prose.
     if !titleish && words > 6 {
         return None;
@@ -435,7 +448,11 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
     match p.part {
         Part::Front if p.index() <= 3 => {
             if titleish || (p.index() == 0 && margin) {
-                Some((y, if dated { 0.6 } else { 0.5 }, "date on the title page or first page"))
+                Some((
+                    y,
+                    if dated { 0.6 } else { 0.5 },
+                    "date on the title page or first page",
+                ))
             } else if p.kind != PageKind::Body || margin {
                 Some((y, 0.5, "date line in the front matter"))
             } else {
@@ -661,7 +678,11 @@ mod tests {
             &[
                 ("Manuál k CSTEXu", 22.6, 195.0),
                 ("Petr Olšák", 22.6, 279.0),
-                ("Hněvanice, Morávka, Praha – léto 2002, podzim 2012", 10.9, 623.0),
+                (
+                    "Hněvanice, Morávka, Praha – léto 2002, podzim 2012",
+                    10.9,
+                    623.0,
+                ),
             ],
         );
         let c = run(&[czech], 48);
@@ -672,11 +693,27 @@ mod tests {
     #[test]
     fn cited_years_are_not_document_years() {
         let mut lines: Vec<(&str, f32, f32)> = vec![
-            ("zoo: An S3 Class and Methods for Indexed Totally Ordered Observations", 17.0, 100.0),
+            (
+                "zoo: An S3 Class and Methods for Indexed Totally Ordered Observations",
+                17.0,
+                100.0,
+            ),
             ("Achim Zeileis", 12.0, 140.0),
-            ("A previous version to this introduction has been published as", 10.0, 200.0),
-            ("Zeileis and Grothendieck (2005) in the Journal of Statistical Software.", 10.0, 212.0),
-            ("package its (Heywood 2009, archived on CRAN) and the S3 class", 10.0, 224.0),
+            (
+                "A previous version to this introduction has been published as",
+                10.0,
+                200.0,
+            ),
+            (
+                "Zeileis and Grothendieck (2005) in the Journal of Statistical Software.",
+                10.0,
+                212.0,
+            ),
+            (
+                "package its (Heywood 2009, archived on CRAN) and the S3 class",
+                10.0,
+                224.0,
+            ),
         ];
         lines.extend((0..30).map(|k| (PROSE, 10.0, 300.0 + 12.0 * k as f32)));
         let first = page(0, &lines);
@@ -709,7 +746,11 @@ mod tests {
         let p = ocr(body(
             2,
             100.0,
-            &["Copyright © l972 by Agnes Thornquist", "All rights reserved.", "ISBN 0-87611-203-3"],
+            &[
+                "Copyright © l972 by Agnes Thornquist",
+                "All rights reserved.",
+                "ISBN 0-87611-203-3",
+            ],
         ));
         assert_eq!(best(&run(&[p], 15)).unwrap().0, 1972);
     }
