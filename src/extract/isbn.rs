@@ -51,9 +51,12 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
                 distinct.push(&f.isbn);
             }
         }
-        let price_list = distinct.len() >= 3
-            && p.kind != PageKind::Imprint
-            && (0..p.len()).any(|i| context::has_price(p.text(i)));
+        // Outside the imprint, a page with several books' ISBNs is a list
+        // of other books (series page, catalogue, price list); on the
+        // imprint they are this book's bindings.
+        let price_list = p.kind != PageKind::Imprint
+            && (distinct.len() >= 3
+                || (distinct.len() >= 2 && (0..p.len()).any(|i| context::has_price(p.text(i)))));
         let mut page_out: Vec<Candidate> = Vec::new();
         for f in &found {
             let rank = distinct.iter().position(|d| *d == f.isbn).unwrap_or(0);
@@ -456,7 +459,7 @@ fn score(
     }
     if price_list {
         s *= 0.3;
-        why.push_str(", on a page listing several priced books");
+        why.push_str(", on a page listing several books");
     }
     if let Some(c) = VOLUME.captures(&f.qualifier) {
         let n = volume_number(&c[1]);
@@ -697,6 +700,23 @@ mod tests {
         let c = run(&[p], 17);
         assert_eq!(c.len(), 3);
         assert!(c.iter().all(|c| c.score < 0.2), "{c:?}");
+    }
+
+    #[test]
+    fn series_page_isbns_lose() {
+        let p = page(
+            2,
+            &[
+                ("Studies in Quantitative Archaeology", 14.0, 100.0),
+                ("Series editor: Mary Wren", 10.0, 130.0),
+                ("1. Counting the Poor  ISBN 978-1-84921-758-3", 10.0, 160.0),
+                ("2. Paper Trails  ISBN 978-1-84921-713-2", 10.0, 175.0),
+                ("3. Initiation  ISBN 978-1-84921-902-0", 10.0, 190.0),
+            ],
+        );
+        let c = run(&[p], 200);
+        assert_eq!(c.len(), 3);
+        assert!(c.iter().all(|c| c.score < 0.5), "{c:?}");
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
 /// Words that make a name an organisation (publisher, university, society).
 static ORG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
+        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
     )
     .unwrap()
 });
@@ -172,7 +172,7 @@ static ORG_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 
 static PUBLISHED_BY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,]+){0,4}?\s+by\s+|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
+        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,']+){0,8}?\s+by\s+(?:(?:the\s+)?registered\s+company\s+)?|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
     )
     .unwrap()
 });
@@ -603,6 +603,36 @@ mod tests {
             ],
         );
         assert!(run(&[p], 97).iter().all(|c| c.score < 0.5));
+    }
+
+    #[test]
+    fn usual_copyright_page_wordings() {
+        let p = body(
+            3,
+            200.0,
+            &[
+                "Published in the United States of America by Cambridge University Press, New York",
+                "© Cambridge University Press 2011",
+                "This Springer imprint is published by the registered company Springer Nature Switzerland AG",
+            ],
+        );
+        let c = run(&[p], 400);
+        let names: Vec<String> = c
+            .iter()
+            .filter(|c| c.score >= 0.5)
+            .map(|c| match &c.value {
+                Value::Text(s) => s.clone(),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert!(
+            names.contains(&"Cambridge University Press".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"Springer Nature Switzerland AG".to_string()),
+            "{names:?}"
+        );
     }
 
     #[test]
