@@ -171,13 +171,13 @@ struct Found {
 
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
+        r"(?i)(?:\b[ep]?-?[i1l|]sbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
     )
     .unwrap()
 });
 
 static LABEL_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?isbn(?:[-‐]?1[03])?").unwrap());
+    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?[i1l|]sbn(?:[-‐]?1[03])?").unwrap());
 
 /// Between a label and its number: an optional "(hbk)" and punctuation.
 static AFTER_LABEL: LazyLock<Regex> =
@@ -434,7 +434,9 @@ fn score(
         (0.1, "in an also-by list")
     } else {
         match p.kind {
-            PageKind::Imprint => (if labelled { 1.06 } else { 1.0 }, "on the imprint page"),
+            // An ISBN-shaped number on a copyright page is this book's even
+            // when OCR lost its label.
+            PageKind::Imprint => (if labelled { 1.06 } else { 1.2 }, "on the imprint page"),
             PageKind::Title | PageKind::HalfTitle => (0.95, "on a title page"),
             PageKind::BackCover => (0.8, "on the back cover"),
             PageKind::AboutAuthor => (0.5, "on an about-the-author page"),
@@ -786,6 +788,33 @@ mod tests {
         ));
         let c = run(&[p], 16);
         assert_eq!(best(&c).unwrap().0, "9781915862402");
+    }
+
+    #[test]
+    fn ocr_misread_label_and_lost_label() {
+        let p = ocr(body(
+            3,
+            100.0,
+            &[
+                "Copyright © 2022 Imogen Treadwell",
+                "All rights reserved.",
+                "lSBN 978-1-915862-41-9",
+            ],
+        ));
+        let c = run(&[p], 16);
+        assert_eq!(best(&c).unwrap().0, "9781915862419");
+        assert!(best(&c).unwrap().1 >= 0.8);
+        let p = ocr(body(
+            3,
+            100.0,
+            &[
+                "Copyright © 2022 Imogen Treadwell",
+                "All rights reserved.",
+                "978-1-915862-41-9",
+            ],
+        ));
+        let c = run(&[p], 16);
+        assert!(best(&c).unwrap().1 >= 0.5);
     }
 
     #[test]

@@ -259,8 +259,12 @@ fn segments(t: &str) -> Vec<&str> {
                     .collect();
                 let ordinal =
                     !word.is_empty() && word.len() <= 2 && word.iter().all(|c| c.is_ascii_digit());
-                let initial = word.len() == 1 && word[0].is_uppercase();
-                next_upper && !ordinal && !initial
+                // "J.", "Dr.", "RNDr.", "Ltd.": initials and abbreviations.
+                let abbrev = !word.is_empty()
+                    && word.len() <= 4
+                    && word.iter().any(|c| c.is_uppercase())
+                    && word.iter().all(|c| c.is_alphabetic());
+                next_upper && !ordinal && !abbrev
             }
             _ => false,
         };
@@ -448,13 +452,23 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
     let margin = p.band(i) != Band::Body || p.rel_top(i) < 0.22 || p.rel_top(i) > 0.85;
     // A year standing alone, or in a short place/date line, counts on title
     // pages; a year in parentheses is a citation, not a date line.
+    // The title itself ("The Campaign of 1812") is no date line.
+    let largest = p.page.lines.iter().map(|l| l.size).fold(0.0, f32::max);
+    let is_title = p.page.lines[i].size >= largest && p.rel_size(i) > 1.2;
     let bare = !dated
+        && !is_title
         && words <= 8
         && !line.contains('(')
         && (titleish || (p.index() == 0 && margin))
         && years.iter().all(|y| {
             let after = seg[y.end..].trim_start();
-            !after.starts_with(|c: char| c.is_ascii_digit())
+            // Not a number run ("2014 365") nor an open life span
+            // ("Black, Thaddeus H., 1967–"), as catalogue headings print.
+            let open_span = after.starts_with(['-', '–', '—'])
+                && !after[after.chars().next().map_or(0, char::len_utf8)..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit());
+            !after.starts_with(|c: char| c.is_ascii_digit()) && !open_span
         });
     if !dated && !bare {
         return None;
@@ -745,6 +759,38 @@ mod tests {
         lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
         let c = run(&[page(0, &lines)], 14);
         assert_eq!(best(&c).unwrap().0, 2019);
+    }
+
+    #[test]
+    fn year_in_the_title_is_not_the_date() {
+        let p = page(
+            2,
+            &[
+                ("The Campaign of 1812", 24.0, 150.0),
+                ("A Military History", 16.0, 190.0),
+                ("John Smith", 14.0, 300.0),
+                ("Millbrook Craft Books", 11.0, 600.0),
+                ("New York", 11.0, 615.0),
+            ],
+        );
+        assert!(run(&[p], 300).is_empty());
+    }
+
+    #[test]
+    fn life_dates_are_not_years_and_abbreviations_do_not_split() {
+        let p = body(
+            1,
+            100.0,
+            &[
+                "Thaddeus H. Black, 1967–.",
+                "Derivations of Applied Mathematics.",
+                "c RNDr. Petr Olšák, 2002, 2012",
+            ],
+        );
+        let c = run(&[p], 800);
+        assert_eq!(best(&c).unwrap().0, 2012);
+        assert!(best(&c).unwrap().1 >= 0.8);
+        assert!(score_of(&c, 1967) < 0.0);
     }
 
     #[test]
