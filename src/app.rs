@@ -181,8 +181,15 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
     }
 }
 
-fn vlm_check(_settings: &Settings) -> Result<ExitStatus> {
-    anyhow::bail!("vlm-check is not available in this build")
+/// `colophon vlm-check`: is the backend up and the model there?
+fn vlm_check(settings: &Settings) -> Result<ExitStatus> {
+    let check = crate::vision::vlm_check(settings);
+    println!("{}", check.message);
+    Ok(if check.ok() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::SomeFailed
+    })
 }
 
 /// Opens the cache, or says why not (exit 2: nothing was processed).
@@ -257,7 +264,14 @@ pub fn run(
     }
 
     let versions = stage_versions();
+    let vision_pool: Option<crate::vision::VisionPool<document::VisionTag>> =
+        settings.analyze_with_vision.then(|| {
+            let store = document::SledAnswers(cache.tree_handle(Tree::Vision));
+            crate::vision::VisionPool::from_settings(settings, std::sync::Arc::new(store))
+        });
+    let vision_done = AtomicBool::new(false);
     let ctx = Context {
+        vision: vision_pool.as_ref(),
         settings,
         cache,
         sessions,
@@ -370,6 +384,39 @@ pub fn run(
                 }
             });
         }
+        // Vision router: answers go back to the document that asked.
+        if let Some(pool) = &vision_pool {
+            let vision_done = &vision_done;
+            scope.spawn(move || {
+                loop {
+                    match pool
+                        .results()
+                        .recv_timeout(std::time::Duration::from_millis(100))
+                    {
+                        Ok(r) => {
+                            if let Some(msg) = &r.switched_off {
+                                reporter.message(&format!("colophon: {msg}"));
+                            }
+                            let (page, tx) = r.tag;
+                            let routed = crate::vision::VisionResult {
+                                tag: (),
+                                key: r.key,
+                                outcome: r.outcome,
+                                diagnostics: r.diagnostics,
+                                switched_off: r.switched_off,
+                            };
+                            let _ = tx.send((page, routed));
+                        }
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                            if vision_done.load(Ordering::Relaxed) {
+                                break;
+                            }
+                        }
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            });
+        }
         drop(done_tx);
         drop(job_rx);
 
@@ -400,6 +447,8 @@ pub fn run(
             summary.count(&record);
             reporter.file_done();
         }
+        // Every document thread is done: no more vision answers to route.
+        vision_done.store(true, Ordering::Relaxed);
         Ok(())
     })?;
 

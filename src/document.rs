@@ -15,8 +15,15 @@ use crate::model::{DocHash, DocInfo, DocResult, DocText, PageText, PagesRead};
 use crate::report::Summary;
 use crate::select;
 use crate::settings::Settings;
+use crate::vision::{VisionPool, VisionResult};
 use anyhow::Result;
+use crossbeam_channel::Sender;
+use image::GrayImage;
 use std::path::Path;
+
+/// What a vision job carries back to the document that sent it: the page
+/// index and the document's own result channel.
+pub type VisionTag = (u32, Sender<(u32, VisionResult<()>)>);
 
 /// Reading a PDF: what the inspect stage offers to a document's flow.
 pub trait PdfSession {
@@ -25,7 +32,13 @@ pub trait PdfSession {
     /// Text with positions and image ratio of the given 0-based pages of
     /// the open document.
     fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>>;
+    /// The page rendered to 8-bit gray at `dpi`.
+    fn render(&mut self, index: u32, dpi: u32) -> Result<GrayImage>;
 }
+
+/// Renders are capped at this many pixels (a 300 dpi A3 page) so that a
+/// huge page size cannot exhaust memory.
+const MAX_RENDER_PIXELS: u64 = 5000 * 7000;
 
 /// Hands out sessions (a worker process each); blocks until one is free.
 pub trait SessionSource: Sync {
@@ -53,6 +66,10 @@ impl PdfSession for crate::inspect::WorkerHandle<'_> {
             })
             .collect())
     }
+
+    fn render(&mut self, index: u32, dpi: u32) -> Result<GrayImage> {
+        Ok(self.render_page(index, dpi, MAX_RENDER_PIXELS)?)
+    }
 }
 
 impl SessionSource for crate::inspect::WorkerPool {
@@ -67,6 +84,8 @@ pub struct Context<'a> {
     pub cache: &'a Cache,
     pub sessions: &'a dyn SessionSource,
     pub versions: keys::StageVersions,
+    /// The vision callers, when `ANALYZE_WITH_VISION` is on.
+    pub vision: Option<&'a VisionPool<VisionTag>>,
 }
 
 /// A session opened on first need.
@@ -78,6 +97,12 @@ struct LazySession<'a, 'b> {
 }
 
 impl<'a, 'b> LazySession<'a, 'b> {
+    /// Gives the worker back to the pool (before waiting on vision, so
+    /// that other documents can use it meanwhile).
+    fn release(&mut self) {
+        self.session = None;
+    }
+
     fn get(&mut self) -> Result<&mut Box<dyn PdfSession + 'a>> {
         if self.session.is_none() {
             let mut s = self.ctx.sessions.session()?;
@@ -124,24 +149,24 @@ pub fn process(
 
     let front = select::front_pages(info.page_count, &s.matter);
     let mut pages = load_pages(ctx, hash, &front, &mut pdf)?;
-    let mut candidates = extract::info_candidates(&info.info);
-    candidates.extend(extract::text_candidates(&DocText {
-        pages: &pages,
-        page_count: info.page_count,
-    }));
-    let mut decision = crate::decide::decide(&candidates);
+    let mut seen = Seen::default();
+    if let Some(pool) = ctx.vision {
+        ask_vision(ctx, pool, &pages, &mut pdf, diagnostics, &mut seen)?;
+    }
+    let mut decision = decide_all(&info, &pages, &seen);
 
+    // Back matter, in `fallback` mode only when front matter (with its
+    // vision answers, which were awaited above) lacks something wanted.
     let mut back = Vec::new();
     if select::wants_back_matter(&s.matter, &decision.metadata) {
         back = select::back_pages(info.page_count, &s.matter);
         if !back.is_empty() {
-            pages.extend(load_pages(ctx, hash, &back, &mut pdf)?);
-            let mut candidates = extract::info_candidates(&info.info);
-            candidates.extend(extract::text_candidates(&DocText {
-                pages: &pages,
-                page_count: info.page_count,
-            }));
-            decision = crate::decide::decide(&candidates);
+            let back_pages = load_pages(ctx, hash, &back, &mut pdf)?;
+            if let Some(pool) = ctx.vision {
+                ask_vision(ctx, pool, &back_pages, &mut pdf, diagnostics, &mut seen)?;
+            }
+            pages.extend(back_pages);
+            decision = decide_all(&info, &pages, &seen);
         }
     }
 
@@ -156,9 +181,152 @@ pub fn process(
             .iter()
             .filter_map(|p| p.ocr_confidence.map(|c| (p.index, c)))
             .collect(),
-        vision: Default::default(),
-        warnings: Vec::new(),
+        vision: crate::model::VisionPages {
+            pages: seen.pages,
+            failed: seen.failed,
+        },
+        warnings: seen.warnings,
     })
+}
+
+/// Everything the vision stage added for one document.
+#[derive(Default)]
+struct Seen {
+    candidates: Vec<crate::model::Candidate>,
+    /// Pages sent to vision (0-based), answered or not.
+    pages: Vec<u32>,
+    /// Pages whose vision call failed or was skipped.
+    failed: Vec<u32>,
+    warnings: Vec<String>,
+}
+
+/// Candidates from the existing metadata, the page text and vision, merged.
+fn decide_all(info: &DocInfo, pages: &[PageText], seen: &Seen) -> crate::model::Decision {
+    let page_count = pages
+        .iter()
+        .map(|p| p.index + 1)
+        .max()
+        .unwrap_or(0)
+        .max(info.page_count);
+    let mut candidates = extract::info_candidates(&info.info);
+    candidates.extend(extract::text_candidates(&DocText { pages, page_count }));
+    candidates.extend(seen.candidates.iter().cloned());
+    crate::decide::decide(&candidates)
+}
+
+/// Sends the pages that meet a vision threshold to the vision callers and
+/// waits for their answers. The worker is given back before waiting, so
+/// a slow backend holds no pdfium process.
+fn ask_vision(
+    ctx: &Context,
+    pool: &VisionPool<VisionTag>,
+    pages: &[PageText],
+    pdf: &mut LazySession,
+    diagnostics: Option<&Path>,
+    seen: &mut Seen,
+) -> Result<()> {
+    let thresholds = &ctx.settings.vision_thresholds;
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut sent = 0;
+    for page in pages {
+        if crate::vision::should_send(
+            page.index,
+            page.image_ratio,
+            page.ocr_confidence,
+            thresholds,
+        )
+        .is_none()
+        {
+            continue;
+        }
+        seen.pages.push(page.index);
+        // About TARGET_LONG_SIDE pixels on the long side: what vision models read well.
+        let long_pt = page.width.max(page.height).max(1.0);
+        let dpi = ((crate::vision::image::TARGET_LONG_SIDE as f32 * 72.0 / long_pt).ceil() as u32)
+            .clamp(36, 300);
+        let image = pdf.get()?.render(page.index, dpi)?;
+        let encoded = match crate::vision::image::prepare(&image) {
+            Ok(e) => e,
+            Err(e) => {
+                seen.failed.push(page.index);
+                seen.warnings.push(format!(
+                    "page {}: cannot encode for vision: {e}",
+                    page.index + ctx.settings.page_num_offset
+                ));
+                continue;
+            }
+        };
+        drop(image);
+        if let Some(dir) = diagnostics {
+            if encoded.format == crate::vision::image::ImageFormat::Png
+                && std::fs::create_dir_all(dir).is_ok()
+            {
+                let _ = std::fs::write(
+                    dir.join(format!(
+                        "page-{}.png",
+                        page.index + ctx.settings.page_num_offset
+                    )),
+                    &encoded.bytes,
+                );
+            }
+        }
+        let job = crate::vision::pool::VisionJob {
+            tag: (page.index, tx.clone()),
+            image: encoded,
+        };
+        if pool.submit(job).is_err() {
+            seen.failed.push(page.index);
+            continue;
+        }
+        sent += 1;
+    }
+    drop(tx);
+    if sent == 0 {
+        return Ok(());
+    }
+    pdf.release();
+    for (index, result) in rx.iter().take(sent) {
+        match &result.outcome {
+            crate::vision::pool::Outcome::Answered(_) => pdf.summary.vision_requests += 1,
+            crate::vision::pool::Outcome::Cached(_) => pdf.summary.vision_cached += 1,
+            crate::vision::pool::Outcome::Failed(_) | crate::vision::pool::Outcome::Skipped(_) => {
+                pdf.summary.vision_failed += 1;
+                seen.failed.push(index);
+            }
+        }
+        seen.candidates.extend(result.candidates(index));
+        if let Some(dir) = diagnostics {
+            if std::fs::create_dir_all(dir).is_ok() {
+                if let Ok(json) = serde_json::to_vec_pretty(&result.diagnostics) {
+                    let _ = std::fs::write(
+                        dir.join(format!(
+                            "page-{}.vlm.json",
+                            index + ctx.settings.page_num_offset
+                        )),
+                        json,
+                    );
+                }
+            }
+        }
+    }
+    seen.failed.sort_unstable();
+    Ok(())
+}
+
+/// Vision answers cached in the sled `vision` tree (the model's raw text).
+pub struct SledAnswers(pub sled::Tree);
+
+impl crate::vision::pool::AnswerStore for SledAnswers {
+    fn get(&self, key: &crate::vision::VisionKey) -> Option<String> {
+        let bytes = self.0.get(key.as_bytes()).ok()??;
+        postcard::from_bytes(&bytes).ok()
+    }
+
+    fn put(&self, key: &crate::vision::VisionKey, answer: &str) {
+        if let Ok(bytes) = postcard::to_stdvec(answer) {
+            let _ = self.0.insert(key.as_bytes(), bytes);
+        }
+    }
 }
 
 /// Page texts for `indices`, from the cache or the (lazily opened) session.

@@ -201,6 +201,12 @@ impl Cache {
         let _ = self.tree(t).insert(key.as_bytes(), bytes);
     }
 
+    /// A handle on one tree that outlives borrows of the cache (sled trees
+    /// are reference-counted), for stores owned by other threads.
+    pub fn tree_handle(&self, t: Tree) -> sled::Tree {
+        self.tree(t).clone()
+    }
+
     /// Writes everything to disk (end of run, Ctrl-C).
     pub fn flush(&self) {
         if let Err(e) = self.db.flush() {

@@ -807,6 +807,49 @@ mod tests {
     }
 
     #[test]
+    fn finders_survive_odd_text() {
+        use crate::extract::{doi, edition, isbn, lccn, publisher, year};
+        let odd = [
+            "",
+            "   ",
+            "ISBN",
+            "ISBN:",
+            "ISBN 978-",
+            "doi:",
+            "10./",
+            "© ",
+            "Copyright c",
+            "LCCN -",
+            "第版",
+            "İSBN 978-1-915862-40-2 İ",
+            "ﬁrst edition published 2O2O by Ünïcödé Press, ",
+            "—3 版. —杭州：出版社，",
+            "published by",
+            "1. Auflage",
+            "99999999999999999999999999",
+        ];
+        let lines: Vec<(&str, f32, f32)> = odd
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (*t, 10.0, 50.0 + 12.0 * k as f32))
+            .collect();
+        let mut p = page(0, &lines);
+        p.height = 0.0;
+        let pages = [p.clone(), ocr(page(1, &lines))];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 2,
+        };
+        let n = isbn::find(&doc).len()
+            + doi::find(&doc).len()
+            + lccn::find(&doc).len()
+            + year::find(&doc).len()
+            + edition::find(&doc).len()
+            + publisher::find(&doc).len();
+        assert!(n < 20, "{n} candidates from junk");
+    }
+
+    #[test]
     fn citation_shapes() {
         assert!(citation_like(
             "Zeileis A, Grothendieck G (2005). zoo: S3 Infrastructure."

@@ -136,8 +136,7 @@ fn repair_registrant(reg: &str) -> String {
 /// keeping a closing bracket that closes one opened inside the DOI.
 fn trim_trailing(s: &str) -> String {
     let mut s = s.to_string();
-    loop {
-        let Some(last) = s.chars().last() else { break };
+    while let Some(last) = s.chars().last() {
         let strip = match last {
             '.' | ',' | ';' | ':' | '"' | '\'' | '”' | '’' | '»' => true,
             ')' => s.matches('(').count() < s.matches(')').count(),
@@ -184,6 +183,28 @@ fn read_doi(p: &PageCtx, i: usize, at: usize) -> Option<String> {
     Some(doi)
 }
 
+/// The line belongs to a "Citation:" / "To cite this article:" box on one
+/// of the first two pages (the line itself or up to three lines above it).
+fn own_citation(p: &PageCtx, i: usize) -> bool {
+    if p.part != Part::Front || p.index() > 1 {
+        return false;
+    }
+    let mut cur = Some(i);
+    for _ in 0..4 {
+        let Some(k) = cur else { return false };
+        if CITE_BOX.is_match(p.text(k)) {
+            return true;
+        }
+        cur = p.previous(k);
+    }
+    false
+}
+
+static CITE_BOX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:citation|to\s+cite\s+this(?:\s+\w+)?|cite\s+this(?:\s+\w+)?(?:\s+as)?|please\s+cite\s+this(?:\s+\w+)?\s+as|how\s+to\s+cite(?:\s+this\s+\w+)?)\s*:")
+        .unwrap()
+});
+
 fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
     let t = p.text(i);
     let prefix = &t[..at];
@@ -201,10 +222,25 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
     if p.in_references(i) {
         return (0.05, format!("DOI in a reference list ({where_})"));
     }
+<<<<<<< HEAD
     if context::citation_like(t)
         || p.previous(i)
             .is_some_and(|j| context::citation_like(p.text(j)))
     {
+=======
+    let cited = context::citation_like(t)
+        || p.previous(i)
+            .is_some_and(|j| context::citation_like(p.text(j)));
+    if cited && own_citation(p, i) {
+        // "Citation: Smith J (2019) Title. PLoS ONE 14(3): e0213000.
+        // https://doi.org/...": the paper citing itself on its first page.
+        return (
+            0.8,
+            format!("DOI in the paper's how-to-cite box ({where_})"),
+        );
+    }
+    if cited {
+>>>>>>> ident
         return (0.1, format!("DOI in a citation ({where_})"));
     }
     if matches!(p.kind, PageKind::AlsoBy | PageKind::Index) {
@@ -349,6 +385,29 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert_eq!(best(&c).unwrap().0, "10.1016/j.csda.2005.07.001");
         assert!(c[0].score < 0.2);
+    }
+
+    #[test]
+    fn own_citation_box_on_first_page() {
+        let mut lines: Vec<(&str, f32, f32)> = vec![
+            ("A Study of Something Important", 18.0, 80.0),
+            ("Jane Smith, Ana Doe", 12.0, 120.0),
+            (
+                "Citation: Smith J, Doe A (2019) A study of something important. PLoS ONE",
+                8.0,
+                600.0,
+            ),
+            (
+                "14(3): e0213000. https://doi.org/10.1371/journal.pone.0213000",
+                8.0,
+                610.0,
+            ),
+        ];
+        lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
+        let c = run(&[page(0, &lines)], 14);
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "10.1371/journal.pone.0213000");
+        assert!(s >= 0.5);
     }
 
     #[test]

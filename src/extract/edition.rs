@@ -250,6 +250,18 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
         || t[..st.start]
             .trim_end()
             .ends_with(['|', ':', '：', '(', '（']);
+<<<<<<< HEAD
+=======
+    // "the 25th edition of the conference", "since the second edition":
+    // an edition talked about, not this book's statement.
+    let talked_about = t[..st.start]
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|w| {
+            ["the", "this", "that", "its", "der", "die", "la", "le", "l'"]
+                .contains(&w.to_lowercase().as_str())
+        });
+>>>>>>> ident
     let n1 = st.edition == Edition::Number(1);
     let (mut s, why) = match p.kind {
         PageKind::Title | PageKind::HalfTitle if standalone => {
@@ -263,6 +275,9 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
         _ if context::words(trimmed) <= 8 => (0.45, "edition in a heading"),
         _ => (0.3, "edition mentioned in the text"),
     };
+    if talked_about && !standalone_heading(trimmed) {
+        s = f32::min(s, 0.3);
+    }
     if n1 {
         let cap = if matches!(p.kind, PageKind::Title | PageKind::HalfTitle) {
             0.65
@@ -275,6 +290,11 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
         s *= 0.7;
     }
     (s, format!("{why} ({where_})"))
+}
+
+/// A short heading such as "Preface to the second edition".
+fn standalone_heading(line: &str) -> bool {
+    context::words(line) <= 6 && !line.trim_end().ends_with('.') && !line.contains(',')
 }
 
 #[cfg(test)]
@@ -427,6 +447,28 @@ mod tests {
         let (v, s) = best(&c).unwrap();
         assert_eq!(v, "3");
         assert!(s >= 0.8);
+    }
+
+    #[test]
+    fn conference_edition_in_prose_is_weak() {
+        let p = page(
+            0,
+            &[
+                ("To Fuse or Not", 24.0, 150.0),
+                (
+                    "This paper is included in the proceedings of the 25th edition",
+                    14.0,
+                    300.0,
+                ),
+                (
+                    "of the Symposium on Storage, held in Santa Clara.",
+                    14.0,
+                    320.0,
+                ),
+            ],
+        );
+        let c = run(&[p], 15);
+        assert!(c.iter().all(|c| c.score < 0.5), "{c:?}");
     }
 
     #[test]

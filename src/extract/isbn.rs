@@ -51,9 +51,12 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
                 distinct.push(&f.isbn);
             }
         }
-        let price_list = distinct.len() >= 3
-            && p.kind != PageKind::Imprint
-            && (0..p.len()).any(|i| context::has_price(p.text(i)));
+        // Outside the imprint, a page with several books' ISBNs is a list
+        // of other books (series page, catalogue, price list); on the
+        // imprint they are this book's bindings.
+        let price_list = p.kind != PageKind::Imprint
+            && (distinct.len() >= 3
+                || (distinct.len() >= 2 && (0..p.len()).any(|i| context::has_price(p.text(i)))));
         let mut page_out: Vec<Candidate> = Vec::new();
         for f in &found {
             let rank = distinct.iter().position(|d| *d == f.isbn).unwrap_or(0);
@@ -168,13 +171,17 @@ struct Found {
 
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
+<<<<<<< HEAD
         r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
+=======
+        r"(?i)(?:\b[ep]?-?[i1l|]sbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
+>>>>>>> ident
     )
     .unwrap()
 });
 
 static LABEL_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?isbn(?:[-‐]?1[03])?").unwrap());
+    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?[i1l|]sbn(?:[-‐]?1[03])?").unwrap());
 
 /// Between a label and its number: an optional "(hbk)" and punctuation.
 static AFTER_LABEL: LazyLock<Regex> =
@@ -431,7 +438,9 @@ fn score(
         (0.1, "in an also-by list")
     } else {
         match p.kind {
-            PageKind::Imprint => (if labelled { 1.06 } else { 1.0 }, "on the imprint page"),
+            // An ISBN-shaped number on a copyright page is this book's even
+            // when OCR lost its label.
+            PageKind::Imprint => (if labelled { 1.06 } else { 1.2 }, "on the imprint page"),
             PageKind::Title | PageKind::HalfTitle => (0.95, "on a title page"),
             PageKind::BackCover => (0.8, "on the back cover"),
             PageKind::AboutAuthor => (0.5, "on an about-the-author page"),
@@ -456,7 +465,7 @@ fn score(
     }
     if price_list {
         s *= 0.3;
-        why.push_str(", on a page listing several priced books");
+        why.push_str(", on a page listing several books");
     }
     if let Some(c) = VOLUME.captures(&f.qualifier) {
         let n = volume_number(&c[1]);
@@ -700,6 +709,23 @@ mod tests {
     }
 
     #[test]
+    fn series_page_isbns_lose() {
+        let p = page(
+            2,
+            &[
+                ("Studies in Quantitative Archaeology", 14.0, 100.0),
+                ("Series editor: Mary Wren", 10.0, 130.0),
+                ("1. Counting the Poor  ISBN 978-1-84921-758-3", 10.0, 160.0),
+                ("2. Paper Trails  ISBN 978-1-84921-713-2", 10.0, 175.0),
+                ("3. Initiation  ISBN 978-1-84921-902-0", 10.0, 190.0),
+            ],
+        );
+        let c = run(&[p], 200);
+        assert_eq!(c.len(), 3);
+        assert!(c.iter().all(|c| c.score < 0.5), "{c:?}");
+    }
+
+    #[test]
     fn volume_isbn_preferred_over_other_volume() {
         let title = page(
             1,
@@ -766,6 +792,33 @@ mod tests {
         ));
         let c = run(&[p], 16);
         assert_eq!(best(&c).unwrap().0, "9781915862402");
+    }
+
+    #[test]
+    fn ocr_misread_label_and_lost_label() {
+        let p = ocr(body(
+            3,
+            100.0,
+            &[
+                "Copyright © 2022 Imogen Treadwell",
+                "All rights reserved.",
+                "lSBN 978-1-915862-41-9",
+            ],
+        ));
+        let c = run(&[p], 16);
+        assert_eq!(best(&c).unwrap().0, "9781915862419");
+        assert!(best(&c).unwrap().1 >= 0.8);
+        let p = ocr(body(
+            3,
+            100.0,
+            &[
+                "Copyright © 2022 Imogen Treadwell",
+                "All rights reserved.",
+                "978-1-915862-41-9",
+            ],
+        ));
+        let c = run(&[p], 16);
+        assert!(best(&c).unwrap().1 >= 0.5);
     }
 
     #[test]

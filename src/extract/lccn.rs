@@ -20,7 +20,7 @@
 //! - `< 0.2`: labelled inside a reference list or citation; never report.
 
 use crate::extract::context::{self, PageCtx, PageKind};
-use crate::model::{Candidate, DocText, Field, Value};
+use crate::model::{Candidate, DocText, Field, Value, Via};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -33,7 +33,12 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
             let t = p.digits(i);
             for m in LABEL.find_iter(t) {
                 let rest = &t[m.end()..];
-                let Some(v) = VALUE.captures(rest) else {
+                let re = if p.via() == Via::Text {
+                    &*VALUE
+                } else {
+                    &*VALUE_OCR
+                };
+                let Some(v) = re.captures(rest) else {
                     continue;
                 };
                 let Some(lccn) = normalize(&v[1]) else {
@@ -108,6 +113,16 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b",
     )
     .unwrap()
+<<<<<<< HEAD
+=======
+});
+
+/// The same for OCR text, which may split the serial with a space
+/// ("72-8 1345").
+static VALUE_OCR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d(?:\s?\d){0,5}|\d{6})(?:/[a-z0-9]+)?)\b")
+        .unwrap()
+>>>>>>> ident
 });
 
 static SHAPE: LazyLock<Regex> =
@@ -248,7 +263,11 @@ mod tests {
             100.0,
             &[
                 "All rights reserved.",
+<<<<<<< HEAD
                 "Library of Congress Catalog Card Number: 72-8l345",
+=======
+                "Library of Congress Catalog Card Number: 72-8 l345",
+>>>>>>> ident
             ],
         ));
         assert_eq!(best(&run(&[p], 15)).as_deref(), Some("72081345"));

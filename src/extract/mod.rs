@@ -18,7 +18,7 @@ pub mod title;
 pub mod year;
 
 /// Bump when any finder changes what it proposes for the same page text.
-pub const EXTRACT_VERSION: u32 = 1;
+pub const EXTRACT_VERSION: u32 = 2;
 
 /// Every candidate the finders see in the document's page text.
 pub fn text_candidates(doc: &DocText) -> Vec<Candidate> {

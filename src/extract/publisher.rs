@@ -14,6 +14,7 @@
 //!   Paris, 2019"), never a person;
 //! - an organisation repeated in the running heads/feet of a paper
 //!   ("USENIX Association").
+//!
 //! Names are cut at the address, year or bracket that follows them, a
 //! leading "the" is dropped, and all-capital names are title-cased.
 //! Whether a name is an organisation is judged from its words (Press,
@@ -145,9 +146,22 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
 /// Words that make a name an organisation (publisher, university, society).
 static ORG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
+        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
     )
     .unwrap()
+});
+
+/// Organisation words that name publishers outright (an affiliation such
+/// as "The University of Manitoba" has only the weaker kind).
+static PUBLISHER_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
+        .unwrap()
+});
+
+/// Words around an author's affiliation block.
+static AFFILIATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:department|dept\.|faculty|school\s+of|laboratory|lab\b|e-?mail)|@")
+        .unwrap()
 });
 
 /// A capitalised organisation name in running heads/feet.
@@ -158,7 +172,7 @@ static ORG_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 
 static PUBLISHED_BY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,]+){0,4}?\s+by\s+|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
+        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,']+){0,8}?\s+by\s+(?:(?:the\s+)?registered\s+company\s+)?|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
     )
     .unwrap()
 });
@@ -218,7 +232,7 @@ fn read_name(s: &str) -> Option<String> {
     let name = clean_name(&s[..end.min(s.len())]);
     let words = name.split_whitespace().count();
     let first = name.chars().next()?;
-    if words == 0 || words > 8 || !(first.is_uppercase() || !first.is_alphabetic()) {
+    if words == 0 || words > 8 || (first.is_alphabetic() && !first.is_uppercase()) {
         return None;
     }
     if first.is_ascii_digit() || first.is_ascii_punctuation() {
@@ -406,11 +420,29 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
         {
             continue;
         }
-        if is_org(t) {
+        let near = |j: Option<usize>| j.is_some_and(|j| j < n && AFFILIATION.is_match(p.text(j)));
+        if near(i.checked_sub(1)) || near(Some(i + 1)) || AFFILIATION.is_match(t) {
+            // An author's affiliation, not an imprint.
+            continue;
+        }
+        if PUBLISHER_WORD.is_match(t) {
             out.push((
                 clean_name(t),
                 0.6,
                 "publisher line at the foot of the title page",
+            ));
+            continue;
+        }
+        if is_org(t) {
+            out.push((
+                clean_name(t),
+<<<<<<< HEAD
+                0.6,
+                "publisher line at the foot of the title page",
+=======
+                0.4,
+                "organisation line at the foot of the title page",
+>>>>>>> ident
             ));
             continue;
         }
@@ -560,6 +592,52 @@ mod tests {
         assert_eq!(v, "Éditions Bréval & Cie");
         assert!(s >= 0.5);
         assert!(c.iter().all(|c| c.value != Value::Text("Paris".into())));
+    }
+
+    #[test]
+    fn affiliation_is_not_a_publisher() {
+        let p = page(
+            0,
+            &[
+                ("A Gentle Introduction to TEX", 20.0, 100.0),
+                ("A Manual for Self-study", 14.0, 130.0),
+                ("Michael Doob", 12.0, 400.0),
+                ("Department of Mathematics", 10.0, 420.0),
+                ("The University of Manitoba", 10.0, 435.0),
+                ("Winnipeg, Manitoba, Canada R3T 2N2", 10.0, 450.0),
+            ],
+        );
+        assert!(run(&[p], 97).iter().all(|c| c.score < 0.5));
+    }
+
+    #[test]
+    fn usual_copyright_page_wordings() {
+        let p = body(
+            3,
+            200.0,
+            &[
+                "Published in the United States of America by Cambridge University Press, New York",
+                "© Cambridge University Press 2011",
+                "This Springer imprint is published by the registered company Springer Nature Switzerland AG",
+            ],
+        );
+        let c = run(&[p], 400);
+        let names: Vec<String> = c
+            .iter()
+            .filter(|c| c.score >= 0.5)
+            .map(|c| match &c.value {
+                Value::Text(s) => s.clone(),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert!(
+            names.contains(&"Cambridge University Press".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"Springer Nature Switzerland AG".to_string()),
+            "{names:?}"
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! - a date line ("October 2018", "2020-03-21", "Revised 7 January 2021",
 //!   "30. 11. 2012", a bare "2014" or "Praha – léto 2002, podzim 2012") on
 //!   the title page, the first page's header, or the first few pages.
+//!
 //! Years in reference lists, citations ("(2005)"), also-by lists, contents
 //! and index pages, and in running prose are not taken.
 //!
@@ -231,7 +232,7 @@ const MONTHS: &str = "january|february|march|april|may|june|july|august|septembe
 
 static DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:\b(?:{MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?\d{{4}}\b|\b\d{{1,2}}\.?\s+(?:{MONTHS})\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}}\b|\d{{4}}\s*年\s*\d{{1,2}}\s*月)"
+        r"(?i)(?:\b(?:{MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?\d{{4}}\b|\b\d{{1,2}}\.?\s+(?:{MONTHS})\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}}\b|\d{{4}}\s*年\s*\d{{1,2}}\s*月)"
     ))
     .unwrap()
 });
@@ -258,8 +259,17 @@ fn segments(t: &str) -> Vec<&str> {
                     .collect();
                 let ordinal =
                     !word.is_empty() && word.len() <= 2 && word.iter().all(|c| c.is_ascii_digit());
+<<<<<<< HEAD
                 let initial = word.len() == 1 && word[0].is_uppercase();
                 next_upper && !ordinal && !initial
+=======
+                // "J.", "Dr.", "RNDr.", "Ltd.": initials and abbreviations.
+                let abbrev = !word.is_empty()
+                    && word.len() <= 4
+                    && word.iter().any(|c| c.is_uppercase())
+                    && word.iter().all(|c| c.is_alphabetic());
+                next_upper && !ordinal && !abbrev
+>>>>>>> ident
             }
             _ => false,
         };
@@ -287,7 +297,16 @@ fn edition_years(seg: &str) -> Vec<(u32, i32)> {
     }
     for st in edition::statements(seg) {
         if let Edition::Number(n) = st.edition {
-            if let Some(y) = year_after(seg, st.end, 40) {
+            // "Second edition published 2022", or a printing history with
+            // the date first: "May 2005: Second Edition".
+            let before = || {
+                years_in(seg)
+                    .into_iter()
+                    .rev()
+                    .find(|y| y.end <= st.start && st.start - y.end <= 4)
+                    .map(|y| y.year)
+            };
+            if let Some(y) = year_after(seg, st.end, 40).or_else(before) {
                 out.push((n, y));
             }
         }
@@ -301,13 +320,17 @@ static CJK_EDITION: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// First year at or after byte `from` within `window` bytes, with no other
-/// number in between.
+/// number in between except a day of the month.
 fn year_after(seg: &str, from: usize, window: usize) -> Option<i32> {
     years_in(seg)
         .into_iter()
         .find(|y| y.start >= from)
         .filter(|y| y.start - from <= window)
-        .filter(|y| !seg[from..y.start].chars().any(|c| c.is_ascii_digit()))
+        .filter(|y| {
+            seg[from..y.start]
+                .split(|c: char| !c.is_ascii_digit())
+                .all(|run| run.len() <= 2)
+        })
         .map(|y| y.year)
 }
 
@@ -387,8 +410,13 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
     }
     if let Some(m) = PUBLISHED.find(seg) {
         if let Some(y) = year_after(seg, m.end(), 40) {
+            // "Published: 12 July 2019" / "Published online ..." heading a
+            // paper's first page is its date; "published" in prose is not.
+            let labelled =
+                context::words(&seg[..m.start()]) <= 1 && p.part == Part::Front && p.index() <= 1;
             let s = match p.kind {
                 PageKind::Imprint => 0.7,
+                _ if labelled => 0.6,
                 PageKind::Title | PageKind::HalfTitle => 0.55,
                 _ => 0.2,
             };
@@ -429,13 +457,23 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
     let margin = p.band(i) != Band::Body || p.rel_top(i) < 0.22 || p.rel_top(i) > 0.85;
     // A year standing alone, or in a short place/date line, counts on title
     // pages; a year in parentheses is a citation, not a date line.
+    // The title itself ("The Campaign of 1812") is no date line.
+    let largest = p.page.lines.iter().map(|l| l.size).fold(0.0, f32::max);
+    let is_title = p.page.lines[i].size >= largest && p.rel_size(i) > 1.2;
     let bare = !dated
+        && !is_title
         && words <= 8
         && !line.contains('(')
         && (titleish || (p.index() == 0 && margin))
         && years.iter().all(|y| {
             let after = seg[y.end..].trim_start();
-            !after.starts_with(|c: char| c.is_ascii_digit())
+            // Not a number run ("2014 365") nor an open life span
+            // ("Black, Thaddeus H., 1967–"), as catalogue headings print.
+            let open_span = after.starts_with(['-', '–', '—'])
+                && !after[after.chars().next().map_or(0, char::len_utf8)..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit());
+            !after.starts_with(|c: char| c.is_ascii_digit()) && !open_span
         });
     if !dated && !bare {
         return None;
@@ -687,6 +725,77 @@ mod tests {
         let c = run(&[czech], 48);
         assert_eq!(best(&c).unwrap().0, 2012);
         assert!(best(&c).unwrap().1 >= 0.5);
+    }
+
+    #[test]
+    fn printing_history_with_dates_first() {
+        let p = body(
+            3,
+            300.0,
+            &[
+                "Printing History:",
+                "March 2001: First Edition.",
+                "May 2005: Second Edition.",
+                "ISBN: 978-0-596-00797-3",
+            ],
+        );
+        let c = run(&[p], 400);
+        let (y, s) = best(&c).unwrap();
+        assert_eq!(y, 2005);
+        assert!(s >= 0.8);
+        assert!(score_of(&c, 2001) < 0.5);
+    }
+
+    #[test]
+    fn paper_published_label_and_conference_dates() {
+        let mut lines: Vec<(&str, f32, f32)> = vec![
+            ("A Study of Something Important", 18.0, 80.0),
+            ("Received: 3 May 2019; Accepted: 10 June 2019", 8.0, 600.0),
+            ("Published: 12 July 2019", 8.0, 610.0),
+        ];
+        lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
+        let c = run(&[page(0, &lines)], 14);
+        let (y, s) = best(&c).unwrap();
+        assert_eq!(y, 2019);
+        assert!(s >= 0.5);
+
+        let mut lines: Vec<(&str, f32, f32)> =
+            vec![("ICSE ’19, May 25–31, 2019, Montréal", 7.0, 740.0)];
+        lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
+        let c = run(&[page(0, &lines)], 14);
+        assert_eq!(best(&c).unwrap().0, 2019);
+    }
+
+    #[test]
+    fn year_in_the_title_is_not_the_date() {
+        let p = page(
+            2,
+            &[
+                ("The Campaign of 1812", 24.0, 150.0),
+                ("A Military History", 16.0, 190.0),
+                ("John Smith", 14.0, 300.0),
+                ("Millbrook Craft Books", 11.0, 600.0),
+                ("New York", 11.0, 615.0),
+            ],
+        );
+        assert!(run(&[p], 300).is_empty());
+    }
+
+    #[test]
+    fn life_dates_are_not_years_and_abbreviations_do_not_split() {
+        let p = body(
+            1,
+            100.0,
+            &[
+                "Thaddeus H. Black, 1967–.",
+                "Derivations of Applied Mathematics.",
+                "c RNDr. Petr Olšák, 2002, 2012",
+            ],
+        );
+        let c = run(&[p], 800);
+        assert_eq!(best(&c).unwrap().0, 2012);
+        assert!(best(&c).unwrap().1 >= 0.8);
+        assert!(score_of(&c, 1967) < 0.0);
     }
 
     #[test]

@@ -1,0 +1,216 @@
+//! End-to-end vision tests: the built binary against a real HTTP server on
+//! 127.0.0.1 that speaks the Ollama protocol (tests/support/fake_ollama.rs),
+//! started by each test and stopped when it is dropped.
+
+mod util;
+mod support {
+    pub mod fake_ollama;
+}
+
+use std::time::Duration;
+use support::fake_ollama::{FakeOllama, closed_port_endpoint};
+use util::{TestProject, record_for};
+
+/// A scanned book: every page is an image without a text layer.
+const SCANNED: &str = "book-p03-scanned.pdf";
+const TEXT_BOOK: &str = "book-p03-asis.pdf";
+
+const COVER_ANSWER: &str = "Title: The Lantern Keepers\nSubtitle: Not visible\nAuthor: Mirela Castellanos and Ode Winterbourne\nPublisher: Not visible\nEdition: Not visible\nYear: 1984\nISBN: Not visible\nDOI: Not visible\nLOC: Not visible";
+
+fn vision_config(p: &TestProject, endpoint: &str, extra: &str) {
+    p.config(&format!(
+        "ANALYZE_WITH_VISION = true\nVLM_ENDPOINT = \"{endpoint}\"\nVLM_RETRY_DELAY = 0.2\nVLM_TIMEOUT = 5\n{extra}\n[MATTER_CONFIG.front]\nmax_pages = 2\n"
+    ));
+}
+
+#[test]
+fn photo_pages_get_title_and_author_from_vision_and_a_rerun_sends_nothing() {
+    let server = FakeOllama::answering(COVER_ANSWER);
+    let p = TestProject::new();
+    p.add(SCANNED, "scan.pdf");
+    vision_config(&p, &server.endpoint(), "");
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = record_for(&records, "scan.pdf");
+    assert_eq!(r["metadata"]["title"], "The Lantern Keepers", "{r:#}");
+    assert_eq!(r["metadata"]["authors"].as_array().unwrap().len(), 2);
+    assert_eq!(r["sources"]["title"]["via"], "vision");
+    assert_eq!(r["status"], "complete");
+    // Both front pages are full-page images (ratio ≥ 0.9): both are sent.
+    assert_eq!(r["vision"]["pages"], serde_json::json!([1, 2]));
+    assert_eq!(server.chat_count(), 2);
+    let req = &server.chat_requests()[0];
+    assert_eq!(req.header("content-type"), Some("application/json"));
+    assert_eq!(req.model().as_deref(), Some("qwen2.5vl:7b"));
+    assert!(req.prompt().unwrap().contains("Not visible"));
+    assert_eq!(req.images().len(), 1);
+    let diag = p.root().join("cache/runs/latest/diagnostics/scan");
+    let vlm: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(diag.join("page-1.vlm.json")).unwrap()).unwrap();
+    assert!(
+        !vlm.to_string().contains(&req.images()[0][..100]),
+        "no image in the diagnostics"
+    );
+    assert!(diag.join("page-1.png").exists());
+
+    // Rerun: nothing is sent (record cache); with other front pages the
+    // record is recomputed but the answers come from the vision cache.
+    p.run_json(&["run"]);
+    assert_eq!(server.chat_count(), 2);
+    p.run_json(&["run", "--front-pages", "1"]);
+    assert_eq!(server.chat_count(), 2);
+    assert_eq!(p.summary()["vision answers from the cache"], 1);
+
+    // Another model asks again.
+    p.config(&format!(
+        "ANALYZE_WITH_VISION = true\nVLM_ENDPOINT = \"{}\"\nVLM_MODEL = \"llava:13b\"\n[MATTER_CONFIG.front]\nmax_pages = 2\n",
+        server.endpoint()
+    ));
+    p.run_json(&["run"]);
+    assert_eq!(server.chat_count(), 4);
+    assert_eq!(
+        server.chat_requests()[3].model().as_deref(),
+        Some("llava:13b")
+    );
+}
+
+#[test]
+fn server_errors_are_retried_then_the_page_goes_on_without_vision() {
+    // 500 for the first 3 requests: page 1 fails after 1 + 2 retries;
+    // page 2 gets an answer.
+    let server = FakeOllama::failing_first(3, 500, COVER_ANSWER);
+    let p = TestProject::new();
+    p.add(SCANNED, "scan.pdf");
+    p.add(TEXT_BOOK, "text.pdf");
+    vision_config(
+        &p,
+        &server.endpoint(),
+        "VLM_MAX_RETRIES = 2\nVLM_CONCURRENCY = 1\n",
+    );
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "vision failures are not PDF errors"
+    );
+    // With one caller, the first page taken gets all three 500s; which
+    // document's page that is depends on scheduling. Exactly one page failed.
+    let failed: usize = records
+        .iter()
+        .map(|r| r["vision"]["failed"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(failed, 1, "{records:#?}");
+    let sent: usize = records
+        .iter()
+        .map(|r| r["vision"]["pages"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(sent, 3, "two scanned pages and the text book's first page");
+    // 3 attempts on page 1, 1 on page 2, 1 on the text book's first page.
+    assert_eq!(server.chat_count(), 5);
+    let times: Vec<_> = server.chat_requests().iter().map(|r| r.at).collect();
+    let first_page: Vec<_> = times.iter().take(3).collect();
+    for w in first_page.windows(2) {
+        let gap = w[1].duration_since(*w[0]);
+        assert!(
+            gap >= Duration::from_millis(180),
+            "retry delay respected: {gap:?}"
+        );
+    }
+    assert_eq!(record_for(&records, "text.pdf")["status"], "complete");
+    assert_eq!(
+        record_for(&records, "scan.pdf")["metadata"]["title"],
+        "The Lantern Keepers"
+    );
+    assert_eq!(p.summary()["vision pages failed"], 1);
+    // A failed page is asked again on the next run (failures are not cached).
+    p.run_json(&["run"]);
+    assert!(server.chat_count() >= 6);
+}
+
+#[test]
+fn an_unreachable_backend_switches_vision_off_and_the_run_goes_on() {
+    let p = TestProject::new();
+    p.add(SCANNED, "a.pdf");
+    p.add(SCANNED, "b.pdf");
+    p.add(TEXT_BOOK, "c.pdf");
+    vision_config(&p, &closed_port_endpoint(), "VLM_MAX_RETRIES = 1\n");
+    let out = p.cmd().args(["run", "--json"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("switched off").count() + err.matches("switching vision off").count(),
+        1,
+        "one clear message: {err}"
+    );
+    let records: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 3);
+    assert_eq!(
+        record_for(&records, "c.pdf")["status"],
+        "complete",
+        "text layer still read"
+    );
+}
+
+#[test]
+fn answers_that_are_not_json_or_too_slow_are_failed_attempts() {
+    let p = TestProject::new();
+    p.add(SCANNED, "scan.pdf");
+    let bad = FakeOllama::not_json();
+    vision_config(
+        &p,
+        &bad.endpoint(),
+        "VLM_MAX_RETRIES = 1\n[VISION_ANALYSIS_THRESHOLDS]\nfull_page_image_ratio = 1.0\nearly_pages_cutoff = 1\nlow_ocr_confidence = 0\n",
+    );
+    let (out, records) = p.run_json(&["run", "--front-pages", "1"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(records[0]["vision"]["failed"], serde_json::json!([1]));
+    assert_eq!(bad.chat_count(), 2, "one attempt and one retry");
+
+    let slow = FakeOllama::slow(Duration::from_secs(3), COVER_ANSWER);
+    p.config(&format!(
+        "ANALYZE_WITH_VISION = true\nVLM_ENDPOINT = \"{}\"\nVLM_TIMEOUT = 0.5\nVLM_MAX_RETRIES = 0\n[MATTER_CONFIG.front]\nmax_pages = 1\n",
+        slow.endpoint()
+    ));
+    let started = std::time::Instant::now();
+    let (_, records) = p.run_json(&["run"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the timeout cut the wait"
+    );
+    assert_eq!(records[0]["vision"]["failed"], serde_json::json!([1]));
+    assert_eq!(slow.chat_count(), 1);
+}
+
+#[test]
+fn not_visible_everywhere_adds_nothing_and_vision_off_sends_nothing() {
+    let server = FakeOllama::answering(support::fake_ollama::NOT_VISIBLE_ANSWER);
+    let p = TestProject::new();
+    p.add(SCANNED, "scan.pdf");
+    vision_config(&p, &server.endpoint(), "");
+    let (_, records) = p.run_json(&["run"]);
+    assert!(
+        records[0]["metadata"]["title"].is_null(),
+        "{:#}",
+        records[0]
+    );
+    assert_eq!(records[0]["vision"]["failed"], serde_json::json!([]));
+    assert_eq!(server.chat_count(), 2);
+
+    let p2 = TestProject::new();
+    p2.add(SCANNED, "scan.pdf");
+    p2.config(&format!("VLM_ENDPOINT = \"{}\"\n", server.endpoint()));
+    p2.run_json(&["run"]);
+    assert_eq!(
+        server.chat_count(),
+        2,
+        "ANALYZE_WITH_VISION is off by default"
+    );
+}
