@@ -90,11 +90,7 @@ fn main() {
     let pos: Vec<&String> = args
         .iter()
         .enumerate()
-<<<<<<< HEAD
-        .filter(|(i, a)| !a.starts_with('-') && !(*i > 0 && args[i - 1] == "--min"))
-=======
         .filter(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--min"))
->>>>>>> ident
         .map(|(_, a)| a)
         .collect();
     let dumps = pos.first().map_or("/work/dumps", |s| s.as_str());

@@ -222,12 +222,6 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
     if p.in_references(i) {
         return (0.05, format!("DOI in a reference list ({where_})"));
     }
-<<<<<<< HEAD
-    if context::citation_like(t)
-        || p.previous(i)
-            .is_some_and(|j| context::citation_like(p.text(j)))
-    {
-=======
     let cited = context::citation_like(t)
         || p.previous(i)
             .is_some_and(|j| context::citation_like(p.text(j)));
@@ -240,7 +234,6 @@ fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
         );
     }
     if cited {
->>>>>>> ident
         return (0.1, format!("DOI in a citation ({where_})"));
     }
     if matches!(p.kind, PageKind::AlsoBy | PageKind::Index) {

@@ -250,8 +250,6 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
         || t[..st.start]
             .trim_end()
             .ends_with(['|', ':', '：', '(', '（']);
-<<<<<<< HEAD
-=======
     // "the 25th edition of the conference", "since the second edition":
     // an edition talked about, not this book's statement.
     let talked_about = t[..st.start]
@@ -261,7 +259,6 @@ fn score(p: &PageCtx, i: usize, st: &Statement) -> (f32, String) {
             ["the", "this", "that", "its", "der", "die", "la", "le", "l'"]
                 .contains(&w.to_lowercase().as_str())
         });
->>>>>>> ident
     let n1 = st.edition == Edition::Number(1);
     let (mut s, why) = match p.kind {
         PageKind::Title | PageKind::HalfTitle if standalone => {

@@ -171,11 +171,7 @@ struct Found {
 
 static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-<<<<<<< HEAD
-        r"(?i)(?:\b[ep]?-?isbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
-=======
         r"(?i)(?:\b[ep]?-?[i1l|]sbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
->>>>>>> ident
     )
     .unwrap()
 });

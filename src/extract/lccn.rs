@@ -113,8 +113,6 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b",
     )
     .unwrap()
-<<<<<<< HEAD
-=======
 });
 
 /// The same for OCR text, which may split the serial with a space
@@ -122,7 +120,6 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
 static VALUE_OCR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d(?:\s?\d){0,5}|\d{6})(?:/[a-z0-9]+)?)\b")
         .unwrap()
->>>>>>> ident
 });
 
 static SHAPE: LazyLock<Regex> =
@@ -263,11 +260,7 @@ mod tests {
             100.0,
             &[
                 "All rights reserved.",
-<<<<<<< HEAD
-                "Library of Congress Catalog Card Number: 72-8l345",
-=======
                 "Library of Congress Catalog Card Number: 72-8 l345",
->>>>>>> ident
             ],
         ));
         assert_eq!(best(&run(&[p], 15)).as_deref(), Some("72081345"));

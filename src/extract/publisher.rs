@@ -436,13 +436,8 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
         if is_org(t) {
             out.push((
                 clean_name(t),
-<<<<<<< HEAD
-                0.6,
-                "publisher line at the foot of the title page",
-=======
                 0.4,
                 "organisation line at the foot of the title page",
->>>>>>> ident
             ));
             continue;
         }

@@ -259,17 +259,12 @@ fn segments(t: &str) -> Vec<&str> {
                     .collect();
                 let ordinal =
                     !word.is_empty() && word.len() <= 2 && word.iter().all(|c| c.is_ascii_digit());
-<<<<<<< HEAD
-                let initial = word.len() == 1 && word[0].is_uppercase();
-                next_upper && !ordinal && !initial
-=======
                 // "J.", "Dr.", "RNDr.", "Ltd.": initials and abbreviations.
                 let abbrev = !word.is_empty()
                     && word.len() <= 4
                     && word.iter().any(|c| c.is_uppercase())
                     && word.iter().all(|c| c.is_alphabetic());
                 next_upper && !ordinal && !abbrev
->>>>>>> ident
             }
             _ => false,
         };
