@@ -10,4 +10,5 @@ pub mod decide;
 pub mod extract;
 pub mod model;
 pub mod name;
+pub mod ocr;
 pub mod settings;
