@@ -23,19 +23,33 @@ pub const MIN_WORD_CONF: f32 = 20.0;
 /// confident "&" or "—" belongs to a name or title ("Harwick & Lowe").
 pub const MIN_MARK_CONF: f32 = 60.0;
 
+/// A line set this much larger than the page's median line is "big" ...
+const BIG_LINE: f32 = 1.6;
+/// ... and its words must be this sure to be kept. Big type is read easily
+/// (title words come out at 90+); big and unsure is a picture read as
+/// text: the back-cover barcode came out as a 67 pt "Wnt" at 21, which the
+/// title finder, looking for the largest line, would take for the title.
+pub const MIN_BIG_WORD_CONF: f32 = 50.0;
+
 /// A word of letters: at least two alphabetic characters, as in
 /// [`crate::model::PageText::word_count`].
 pub fn is_real_word(text: &str) -> bool {
     text.chars().filter(|c| c.is_alphabetic()).count() >= 2
 }
 
-/// Whether a recognised word goes into the page text.
-pub fn keep_word(w: &Word) -> bool {
+/// Whether a recognised word goes into the page text; `big` when its
+/// line is set much larger than the page's usual type.
+pub fn keep_word(w: &Word, big: bool) -> bool {
     let has_alnum = w.text.chars().any(char::is_alphanumeric);
     if !has_alnum {
         return w.conf >= MIN_MARK_CONF && !is_leader(&w.text);
     }
-    w.conf >= MIN_WORD_CONF
+    w.conf
+        >= if big {
+            MIN_BIG_WORD_CONF
+        } else {
+            MIN_WORD_CONF
+        }
 }
 
 /// Dot leaders and rules of a contents page or index ("......", "-----").
@@ -88,10 +102,12 @@ impl Scale {
 /// dropped, boxes and sizes in points, ordered top to bottom then left to
 /// right (the `PageText` contract).
 pub fn build(lines: &[Line], scale: Scale) -> Vec<TextLine> {
+    let big = median_size(lines).map_or(f32::INFINITY, |m| m * BIG_LINE);
     let mut out: Vec<TextLine> = lines
         .iter()
         .filter_map(|line| {
-            let kept: Vec<&Word> = line.words.iter().filter(|w| keep_word(w)).collect();
+            let is_big = line_size(line) > big;
+            let kept: Vec<&Word> = line.words.iter().filter(|w| keep_word(w, is_big)).collect();
             let first = kept.first()?;
             let bbox = kept.iter().fold(first.bbox, |b, w| b.union(&w.bbox));
             let text = kept
@@ -110,6 +126,23 @@ pub fn build(lines: &[Line], scale: Scale) -> Vec<TextLine> {
         .collect();
     order(&mut out);
     out
+}
+
+/// Tesseract's row size of a line, or its box height (pixels).
+fn line_size(line: &Line) -> f32 {
+    line.x_size
+        .filter(|s| *s > 0.0)
+        .unwrap_or(line.bbox.height())
+}
+
+/// Median row size over the page's lines (pixels), `None` for no lines.
+fn median_size(lines: &[Line]) -> Option<f32> {
+    let mut sizes: Vec<f32> = lines.iter().map(line_size).collect();
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.sort_by(f32::total_cmp);
+    Some(sizes[sizes.len() / 2])
 }
 
 /// Font size in pixels. Tesseract's `x_size` (descender line to ascender
@@ -171,12 +204,14 @@ mod tests {
 
     #[test]
     fn noise_is_dropped_and_marks_kept_when_sure() {
-        assert!(keep_word(&word("Harwick", 95.0, 0., 0., 1., 1.)));
-        assert!(keep_word(&word("&", 90.0, 0., 0., 1., 1.)));
-        assert!(!keep_word(&word("|", 40.0, 0., 0., 1., 1.)));
-        assert!(!keep_word(&word("........", 96.0, 0., 0., 1., 1.)));
-        assert!(!keep_word(&word("smewemewa", 3.0, 0., 0., 1., 1.)));
-        assert!(keep_word(&word("Oyarztin", 39.0, 0., 0., 1., 1.)));
+        assert!(keep_word(&word("Harwick", 95.0, 0., 0., 1., 1.), false));
+        assert!(keep_word(&word("&", 90.0, 0., 0., 1., 1.), false));
+        assert!(!keep_word(&word("|", 40.0, 0., 0., 1., 1.), false));
+        assert!(!keep_word(&word("........", 96.0, 0., 0., 1., 1.), false));
+        assert!(!keep_word(&word("smewemewa", 3.0, 0., 0., 1., 1.), false));
+        assert!(keep_word(&word("Oyarztin", 39.0, 0., 0., 1., 1.), false));
+        assert!(!keep_word(&word("Wnt", 39.0, 0., 0., 1., 1.), true));
+        assert!(keep_word(&word("Title", 90.0, 0., 0., 1., 1.), true));
     }
 
     #[test]
@@ -199,6 +234,8 @@ mod tests {
             ),
             line(vec![word("zzqx", 5.0, 10., 300., 50., 320.)], Some(20.0)),
             line(vec![word("Below", 91.0, 10., 200., 90., 220.)], None),
+            // A barcode read as a huge unsure word.
+            line(vec![word("Wnt", 35.0, 300., 500., 400., 700.)], Some(250.0)),
         ];
         let out = build(&lines, scale);
         let texts: Vec<&str> = out.iter().map(|l| l.text.as_str()).collect();
