@@ -10,9 +10,14 @@
 //!
 //! With `--text-dir`, each page's OCR text is written to
 //! `DIR/<pdf stem>-<page>.txt` (1-based page) for comparison with a reference.
+//!
+//! With `--needs-ocr`, the files are page-text dumps (JSON objects with a
+//! `pages` array of `PageText`, as written for the corpus) and the example
+//! prints, per file, which pages `needs_ocr` would send to OCR.
 
 use anyhow::{Context, Result, bail};
-use colophon::ocr::{OcrOptions, ocr_page};
+use colophon::model::PageText;
+use colophon::ocr::{OcrOptions, needs_ocr, ocr_page};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -20,17 +25,22 @@ use std::time::Instant;
 fn main() -> Result<()> {
     let mut dpi = 300u32;
     let mut text_dir: Option<PathBuf> = None;
+    let mut dumps = false;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--dpi" => dpi = args.next().context("--dpi N")?.parse()?,
             "--text-dir" => text_dir = Some(args.next().context("--text-dir DIR")?.into()),
+            "--needs-ocr" => dumps = true,
             _ => files.push(PathBuf::from(a)),
         }
     }
     if files.is_empty() {
         bail!("usage: ocr_corpus [--dpi N] [--text-dir DIR] FILE.pdf...");
+    }
+    if dumps {
+        return report_needs_ocr(&files);
     }
     if let Some(d) = &text_dir {
         std::fs::create_dir_all(d)?;
@@ -81,6 +91,44 @@ fn main() -> Result<()> {
         cpu / pages as f64,
         conf_sum / conf_n.max(1) as f64
     );
+    Ok(())
+}
+
+/// Which pages of each dump `needs_ocr` flags (1-based page numbers).
+fn report_needs_ocr(files: &[PathBuf]) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct Dump {
+        pages: Vec<PageText>,
+    }
+    let (mut total, mut flagged) = (0, 0);
+    for file in files {
+        let text = std::fs::read_to_string(file)?;
+        let dump: Dump =
+            serde_json::from_str(&text).with_context(|| format!("{}", file.display()))?;
+        let pages: Vec<String> = dump
+            .pages
+            .iter()
+            .filter(|p| needs_ocr(p))
+            .map(|p| {
+                format!(
+                    "p{}(w{} img{:.2})",
+                    p.index + 1,
+                    p.word_count(),
+                    p.image_ratio
+                )
+            })
+            .collect();
+        total += dump.pages.len();
+        flagged += pages.len();
+        println!(
+            "{}: {}/{} {}",
+            file.display(),
+            pages.len(),
+            dump.pages.len(),
+            pages.join(" ")
+        );
+    }
+    println!("needs_ocr: {flagged} of {total} pages");
     Ok(())
 }
 

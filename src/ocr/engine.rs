@@ -7,8 +7,11 @@
 //! a child can also be killed on a timeout and cannot take colophon down
 //! with it.
 //!
-//! The image goes in as binary PGM on stdin and hOCR comes back on stdout:
-//! no temporary files, no PNG encoding.
+//! The image goes in as an uncompressed 8-bit BMP on stdin and hOCR comes
+//! back on stdout: no temporary files, no PNG encoding. BMP rather than PGM
+//! because Leptonica reads binary PGM a byte at a time: on a letter page at
+//! 300 dpi (8.4 MB) BMP saved 0.1 s of tesseract CPU (0.86 → 0.76 s) for
+//! the same output.
 
 use anyhow::{Context, Result, bail};
 use image::GrayImage;
@@ -57,8 +60,7 @@ pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Res
         // on a full pipe. A write error just means tesseract exited; its
         // status and stderr say why.
         s.spawn(move || {
-            let _ = stdin.write_all(&pgm_header(img));
-            let _ = stdin.write_all(img.as_raw());
+            let _ = write_bmp(&mut stdin, img, dpi);
         });
         let err = s.spawn(move || {
             let mut e = Vec::new();
@@ -144,9 +146,41 @@ fn check_languages(languages: &str) -> Result<()> {
     Ok(())
 }
 
-/// Binary PGM header; the pixels follow as they are in a `GrayImage`.
-fn pgm_header(img: &GrayImage) -> Vec<u8> {
-    format!("P5\n{} {}\n255\n", img.width(), img.height()).into_bytes()
+/// Writes `img` as an 8-bit palette BMP (gray ramp palette, rows bottom-up,
+/// each padded to 4 bytes) with its resolution set to `dpi`.
+fn write_bmp(out: &mut impl Write, img: &GrayImage, dpi: u32) -> std::io::Result<()> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let stride = (w + 3) & !3;
+    let offset = 14 + 40 + 256 * 4;
+    let size = offset + stride * h;
+    let ppm = (dpi as f64 / 0.0254).round() as i32;
+    let mut head = Vec::with_capacity(offset);
+    head.extend_from_slice(b"BM");
+    head.extend_from_slice(&(size as u32).to_le_bytes());
+    head.extend_from_slice(&0u32.to_le_bytes());
+    head.extend_from_slice(&(offset as u32).to_le_bytes());
+    head.extend_from_slice(&40u32.to_le_bytes());
+    head.extend_from_slice(&(w as i32).to_le_bytes());
+    head.extend_from_slice(&(h as i32).to_le_bytes());
+    head.extend_from_slice(&1u16.to_le_bytes()); // planes
+    head.extend_from_slice(&8u16.to_le_bytes()); // bits per pixel
+    head.extend_from_slice(&0u32.to_le_bytes()); // no compression
+    head.extend_from_slice(&((stride * h) as u32).to_le_bytes());
+    head.extend_from_slice(&ppm.to_le_bytes());
+    head.extend_from_slice(&ppm.to_le_bytes());
+    head.extend_from_slice(&256u32.to_le_bytes()); // palette entries
+    head.extend_from_slice(&256u32.to_le_bytes()); // all of them used
+    for v in 0..=255u8 {
+        head.extend_from_slice(&[v, v, v, 0]);
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    out.write_all(&head)?;
+    let pad = [0u8; 3];
+    for row in img.as_raw().chunks_exact(w).rev() {
+        out.write_all(row)?;
+        out.write_all(&pad[..stride - w])?;
+    }
+    out.flush()
 }
 
 #[cfg(test)]
@@ -168,6 +202,24 @@ mod tests {
         let img = GrayImage::from_pixel(50, 50, image::Luma([255]));
         let err = run(&img, 300, "zzz", Duration::from_secs(30)).unwrap_err();
         assert!(format!("{err:#}").contains("zzz"), "{err:#}");
+    }
+
+    #[test]
+    fn bmp_layout_is_bottom_up_padded_with_resolution() {
+        // 5 px wide: rows need padding; distinct values show orientation.
+        let img = GrayImage::from_fn(5, 3, |x, y| image::Luma([(y * 5 + x) as u8 * 10]));
+        let mut bmp = Vec::new();
+        write_bmp(&mut bmp, &img, 300).unwrap();
+        assert_eq!(bmp.len(), 14 + 40 + 1024 + 8 * 3);
+        // Layout checked by hand (the image crate is built without BMP);
+        // that Tesseract reads it upright is shown by the boxes in the
+        // `ocr` page test.
+        let pixels = &bmp[14 + 40 + 1024..];
+        assert_eq!(&pixels[..5], &[100, 110, 120, 130, 140], "bottom row first");
+        assert_eq!(&pixels[5..8], &[0, 0, 0], "padded to 4 bytes");
+        assert_eq!(&pixels[16..21], &[0, 10, 20, 30, 40], "top row last");
+        let ppm = i32::from_le_bytes(bmp[38..42].try_into().unwrap());
+        assert_eq!(ppm, 11811);
     }
 
     #[test]

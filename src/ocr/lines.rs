@@ -145,12 +145,20 @@ fn median_size(lines: &[Line]) -> Option<f32> {
     Some(sizes[sizes.len() / 2])
 }
 
-/// Font size in pixels. Tesseract's `x_size` (descender line to ascender
-/// line of the row) matched the PDF font size within ~5% on the corpus
-/// title pages; without it, the words' box height is the best guess.
+/// Font size (em) per unit of Tesseract's row size `x_size` (descender
+/// line to ascender line). Measured on 1220 lines of the scanned corpus
+/// matched by text to the same lines in the born-digital originals: PDF
+/// font size / `x_size` has median 1.068, 80% of lines within 0.98-1.10
+/// (relative spread 5%). The line's box height does much worse (median
+/// 0.89, spread 14%): it depends on which letters the line happens to have.
+const EM_PER_ROW: f32 = 1.07;
+
+/// Font size in pixels: Tesseract's row size scaled to an em, so OCR
+/// sizes compare with text-layer sizes; without a row size, the tallest
+/// kept word's box.
 fn font_size(line: &Line, kept: &[&Word]) -> f32 {
     match line.x_size {
-        Some(s) if s > 0.0 => s,
+        Some(s) if s > 0.0 => s * EM_PER_ROW,
         _ => kept.iter().map(|w| w.bbox.height()).fold(0.0f32, f32::max),
     }
 }
@@ -250,8 +258,8 @@ mod tests {
                 bottom: 70.0
             }
         );
-        assert_eq!(big.size, 30.0);
-        assert_eq!(out[1].size, 12.0);
+        assert_eq!(big.size, 60.0 * EM_PER_ROW * 0.5);
+        assert_eq!(out[1].size, 24.0 * EM_PER_ROW * 0.5);
         // No x_size: the word box height.
         assert_eq!(out[2].size, 10.0);
         assert!(big.size > out[1].size);

@@ -112,7 +112,9 @@ pub fn needs_ocr(page: &PageText) -> bool {
     let (mut visible, mut odd) = (0usize, 0usize);
     let (mut tokens, mut marks) = (0usize, 0usize);
     for line in &page.lines {
-        for token in line.text.split_whitespace() {
+        // Leader dots of a contents page (". . . . 33") are punctuation
+        // that real text has plenty of; they count neither way.
+        for token in line.text.split_whitespace().filter(|t| !is_leader(t)) {
             tokens += 1;
             if !token.chars().any(char::is_alphanumeric) {
                 marks += 1;
@@ -126,6 +128,13 @@ pub fn needs_ocr(page: &PageText) -> bool {
         }
     }
     odd as f32 > MAX_ODD_CHARS * visible as f32 || marks as f32 > MAX_MARK_WORDS * tokens as f32
+}
+
+/// Dots and rules only: the leaders between a contents entry and its page.
+fn is_leader(token: &str) -> bool {
+    token
+        .chars()
+        .all(|c| matches!(c, '.' | '·' | '…' | '-' | '_' | '‥'))
 }
 
 /// A character that ordinary text does not contain: controls, the
