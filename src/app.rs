@@ -77,7 +77,7 @@ pub enum Selection {
 pub fn stage_versions() -> keys::StageVersions {
     keys::StageVersions {
         inspect: crate::inspect::INSPECT_VERSION,
-        ocr: 1,
+        ocr: crate::ocr::OCR_VERSION,
         extract: crate::extract::EXTRACT_VERSION,
         decide: crate::decide::DECIDE_VERSION,
         vision_prompt: crate::vision::PROMPT_VERSION,

@@ -149,6 +149,7 @@ pub fn process(
 
     let front = select::front_pages(info.page_count, &s.matter);
     let mut pages = load_pages(ctx, hash, &front, &mut pdf)?;
+    ocr_where_needed(ctx, hash, &mut pages, &mut pdf, diagnostics)?;
     let mut seen = Seen::default();
     if let Some(pool) = ctx.vision {
         ask_vision(ctx, pool, &pages, &mut pdf, diagnostics, &mut seen)?;
@@ -161,7 +162,8 @@ pub fn process(
     if select::wants_back_matter(&s.matter, &decision.metadata) {
         back = select::back_pages(info.page_count, &s.matter);
         if !back.is_empty() {
-            let back_pages = load_pages(ctx, hash, &back, &mut pdf)?;
+            let mut back_pages = load_pages(ctx, hash, &back, &mut pdf)?;
+            ocr_where_needed(ctx, hash, &mut back_pages, &mut pdf, diagnostics)?;
             if let Some(pool) = ctx.vision {
                 ask_vision(ctx, pool, &back_pages, &mut pdf, diagnostics, &mut seen)?;
             }
@@ -187,6 +189,51 @@ pub fn process(
         },
         warnings: seen.warnings,
     })
+}
+
+/// Replaces the text of pages without a usable text layer by Tesseract's
+/// reading of the rendered page (cached by document hash, page and OCR
+/// settings, so a rerun renders and OCRs nothing).
+fn ocr_where_needed(
+    ctx: &Context,
+    hash: &DocHash,
+    pages: &mut [PageText],
+    pdf: &mut LazySession,
+    diagnostics: Option<&Path>,
+) -> Result<()> {
+    let s = ctx.settings;
+    let opts = crate::ocr::OcrOptions::from_settings(s);
+    for page in pages.iter_mut() {
+        if !crate::ocr::needs_ocr(page) {
+            continue;
+        }
+        let key = keys::ocr_key(
+            hash,
+            page.index,
+            s.ocr_dpi,
+            &s.ocr_languages,
+            crate::ocr::engine_version(),
+            ctx.versions.ocr,
+        );
+        if let Some(cached) = ctx.cache.get::<PageText>(Tree::Ocr, &key) {
+            pdf.summary.ocr_cached += 1;
+            *page = cached;
+            continue;
+        }
+        let image = pdf.get()?.render(page.index, s.ocr_dpi)?;
+        if let Some(dir) = diagnostics {
+            if std::fs::create_dir_all(dir).is_ok() {
+                let _ =
+                    image.save(dir.join(format!("page-{}.png", page.index + s.page_num_offset)));
+            }
+        }
+        let mut read = crate::ocr::ocr_page(&image, page.width, page.height, page.index, &opts)?;
+        read.image_ratio = page.image_ratio;
+        pdf.summary.ocr_pages += 1;
+        ctx.cache.put(Tree::Ocr, &key, &read);
+        *page = read;
+    }
+    Ok(())
 }
 
 /// Everything the vision stage added for one document.

@@ -17,6 +17,7 @@ pub mod fingerprint;
 pub mod inspect;
 pub mod model;
 pub mod name;
+pub mod ocr;
 pub mod progress;
 pub mod project;
 pub mod report;

@@ -97,6 +97,27 @@ pub fn page_key(hash: &DocHash, index: u32, inspect_version: u32) -> Key {
         .finish()
 }
 
+/// OCR text of one page: the page is identified by the document's content
+/// hash and its index (no need to render it to look the result up), plus
+/// everything that changes what Tesseract reads.
+pub fn ocr_key(
+    hash: &DocHash,
+    index: u32,
+    dpi: u32,
+    languages: &str,
+    engine: &str,
+    ocr_version: u32,
+) -> Key {
+    Key::new("ocr")
+        .u32(ocr_version)
+        .str(engine)
+        .hash(hash)
+        .u32(index)
+        .u32(dpi)
+        .str(languages)
+        .finish()
+}
+
 /// Versions of the stages a record depends on, gathered by the caller
 /// from each stage module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

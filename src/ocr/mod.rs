@@ -1,0 +1,505 @@
+//! OCR stage (SPEC 5 stage 4): reads pages whose text layer is missing or
+//! unusable with Tesseract and returns them as [`PageText`] with
+//! `via = Ocr`, so the finders treat them like any other page.
+//!
+//! What this module owns:
+//! - [`needs_ocr`]: the pure "is this text layer usable" predicate;
+//! - [`ocr_page`]: one rendered page image (8-bit gray) to a `PageText`,
+//!   boxes and font sizes in PDF points, noise words dropped, with a mean
+//!   word confidence; safe to call from many threads at once;
+//! - [`OcrKey`] and [`OCR_VERSION`]: the content key under which the
+//!   integrator caches a page's result.
+//!
+//! Rendering and the pool are the caller's: it renders at `OCR_DPI` and runs
+//! one `ocr_page` per core (each call runs one single-threaded tesseract).
+//!
+//! # Program, not library
+//! Tesseract runs as the `tesseract` program (hOCR on stdout), not through
+//! libtesseract (crate `tesseract`), for three reasons measured or
+//! observed on this corpus and machine:
+//! - OpenMP reads `OMP_THREAD_LIMIT` once, when libgomp is loaded at process
+//!   start; setting it from inside colophon changes nothing (measured: same
+//!   ~14 s CPU per page with and without `set_var`, against 3 s with the
+//!   variable in the environment). A linked library would make every
+//!   colophon run depend on the user exporting it; a child process simply
+//!   gets it.
+//! - A child can be killed on a timeout, and a crash in Tesseract or
+//!   Leptonica fails one page instead of the run.
+//! - No build-time dependency on libtesseract-dev, libleptonica-dev and
+//!   libclang (bindgen) for everyone who builds colophon.
+//!
+//! The price is loading the model per page (~0.1 s CPU) and piping the
+//! image; the figures are in the commit that chose this.
+//!
+//! # Preprocessing
+//! None beyond what the caller's render gives: rendering at 300 dpi (the
+//! default `OCR_DPI`) upscales 150-200 dpi scans with interpolation, which
+//! raised word recall on the scanned corpus from 0.865 (native resolution)
+//! to 0.880; Tesseract's own Otsu thresholding beat both Leptonica's
+//! adaptive Otsu (recall 0.843) and Sauvola (same words, 4x slower).
+
+mod engine;
+mod hocr;
+mod lines;
+
+use crate::model::{PageText, Via};
+use crate::settings::Settings;
+use anyhow::{Result, bail};
+use image::GrayImage;
+use std::time::Duration;
+
+pub use engine::version as engine_version;
+pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
+
+/// Version of this stage's results. Bump when an input or the stored
+/// layout changes: how words are filtered, how lines and sizes are built,
+/// how Tesseract is called.
+pub const OCR_VERSION: u32 = 1;
+
+/// How Tesseract is run. Build with [`OcrOptions::from_settings`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct OcrOptions {
+    /// `OCR_LANGUAGES`: Tesseract language codes joined with `+`
+    /// ("eng", "eng+deu"). Part of the cache key.
+    pub languages: String,
+    /// Longest one page may take before tesseract is killed and the page
+    /// fails. Not part of the cache key: it does not change a result.
+    pub timeout: Duration,
+}
+
+impl OcrOptions {
+    /// Languages from `OCR_LANGUAGES`; the per-page timeout is `PDF_TIMEOUT`
+    /// (one page may take as long as a whole document may in a worker).
+    pub fn from_settings(settings: &Settings) -> OcrOptions {
+        OcrOptions {
+            languages: settings.ocr_languages.clone(),
+            timeout: Duration::from_secs_f64(settings.pdf_timeout.max(1.0)),
+        }
+    }
+}
+
+impl Default for OcrOptions {
+    fn default() -> Self {
+        OcrOptions::from_settings(&Settings::default())
+    }
+}
+
+/// A text layer with fewer real words than this counts as missing when
+/// the page is mostly picture (a scan with a stray page number in text).
+const FEW_WORDS: usize = 5;
+/// "Mostly picture": images cover at least this share of the page.
+const PICTURE_PAGE: f32 = 0.5;
+/// A text layer is garbage when more than this share of its visible
+/// characters are not letters, digits or ordinary punctuation (broken font
+/// encodings give private-use, control and replacement characters) ...
+const MAX_ODD_CHARS: f32 = 0.3;
+/// ... or when more than this share of its words contain no letter or
+/// digit at all (encodings shifted into ASCII punctuation: `#$%&'()`).
+const MAX_MARK_WORDS: f32 = 0.5;
+
+/// Whether a page's text layer is missing or unusable, so the page should
+/// be rendered and OCRed: no real word at all (empty, or only numbers and
+/// marks); few real words on a page that is mostly picture; or mostly
+/// garbage characters. A born-digital page with a short text (a dedication,
+/// a half-title) and no picture is left alone: OCR would read the same words.
+pub fn needs_ocr(page: &PageText) -> bool {
+    let words = page.word_count();
+    if words == 0 {
+        return true;
+    }
+    if words < FEW_WORDS && page.image_ratio >= PICTURE_PAGE {
+        return true;
+    }
+    let (mut visible, mut odd) = (0usize, 0usize);
+    let (mut tokens, mut marks) = (0usize, 0usize);
+    for line in &page.lines {
+        // Leader dots of a contents page (". . . . 33") are punctuation
+        // that real text has plenty of; they count neither way.
+        for token in line.text.split_whitespace().filter(|t| !is_leader(t)) {
+            tokens += 1;
+            if !token.chars().any(char::is_alphanumeric) {
+                marks += 1;
+            }
+            for c in token.chars() {
+                visible += 1;
+                if is_odd_char(c) {
+                    odd += 1;
+                }
+            }
+        }
+    }
+    odd as f32 > MAX_ODD_CHARS * visible as f32 || marks as f32 > MAX_MARK_WORDS * tokens as f32
+}
+
+/// Dots and rules only: the leaders between a contents entry and its page.
+fn is_leader(token: &str) -> bool {
+    token
+        .chars()
+        .all(|c| matches!(c, '.' | '·' | '…' | '-' | '_' | '‥'))
+}
+
+/// A character that ordinary text does not contain: controls, the
+/// replacement character, private-use code points, and symbols outside the
+/// punctuation, currency, letter-like, arrow and math blocks.
+fn is_odd_char(c: char) -> bool {
+    if c.is_alphanumeric() {
+        return false;
+    }
+    let u = c as u32;
+    let ordinary = c.is_ascii_punctuation()
+        || (0xA0..=0xBF).contains(&u) // Latin-1 punctuation and signs
+        || c == '×'
+        || c == '÷'
+        || (0x2000..=0x22FF).contains(&u); // general punctuation .. math operators
+    !ordinary
+}
+
+/// Cache key of one OCRed page: blake3 over the page image, the page size
+/// and index (both end up in the result), the OCR settings, the Tesseract
+/// version and [`OCR_VERSION`], each field length-prefixed under a domain
+/// separator. The timeout does not enter: it does not change a result.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct OcrKey(pub [u8; 32]);
+
+impl OcrKey {
+    /// Key for `ocr_page(image, page_w_pt, page_h_pt, index, opts)`. Asks
+    /// `tesseract --version` once per process.
+    pub fn new(
+        image: &GrayImage,
+        page_w_pt: f32,
+        page_h_pt: f32,
+        index: u32,
+        opts: &OcrOptions,
+    ) -> OcrKey {
+        let mut h = blake3::Hasher::new();
+        let mut field = |bytes: &[u8]| {
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field(b"colophon.ocr.page");
+        field(&OCR_VERSION.to_le_bytes());
+        field(engine::version().as_bytes());
+        field(opts.languages.as_bytes());
+        field(&image.width().to_le_bytes());
+        field(&image.height().to_le_bytes());
+        field(image.as_raw());
+        field(&page_w_pt.to_le_bytes());
+        field(&page_h_pt.to_le_bytes());
+        field(&index.to_le_bytes());
+        OcrKey(*h.finalize().as_bytes())
+    }
+
+    /// The 32 key bytes, as stored in the cache.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+/// OCRs one rendered page. `image` shows the whole page of
+/// `page_w_pt`×`page_h_pt` points (any resolution; 300 dpi is best);
+/// `index` is the 0-based page index stored in the result.
+///
+/// The result has `via = Ocr`, lines in points top to bottom with sizes
+/// from Tesseract's row heights, `bold = false` (Tesseract does not say),
+/// `ocr_confidence` = mean confidence of the real words read (`None` when
+/// none was), and `image_ratio = 0.0`: the caller knows the page's image
+/// share from inspection and should copy it in.
+///
+/// Blocks for the time Tesseract needs (about 0.3-3 s of one core per
+/// page). Safe to call from several threads at once; each call runs its
+/// own single-threaded `tesseract` process.
+pub fn ocr_page(
+    image: &GrayImage,
+    page_w_pt: f32,
+    page_h_pt: f32,
+    index: u32,
+    opts: &OcrOptions,
+) -> Result<PageText> {
+    if !(page_w_pt > 0.0 && page_h_pt > 0.0) {
+        bail!("page {index}: invalid page size {page_w_pt}x{page_h_pt} pt");
+    }
+    let mut page = PageText {
+        index,
+        width: page_w_pt,
+        height: page_h_pt,
+        lines: Vec::new(),
+        image_ratio: 0.0,
+        via: Via::Ocr,
+        ocr_confidence: None,
+    };
+    if image.width() == 0 || image.height() == 0 {
+        return Ok(page);
+    }
+    let dpi = (image.height() as f32 * 72.0 / page_h_pt).round().max(1.0) as u32;
+    let hocr = engine::run(image, dpi, &opts.languages, opts.timeout)?;
+    let found = hocr::parse(&hocr);
+    let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
+    page.lines = lines::build(&found, scale);
+    page.ocr_confidence = lines::mean_confidence(&found);
+    Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Rect, TextLine};
+    use lopdf::{Document, Object, Stream, dictionary};
+    use std::process::Command;
+
+    /// A text line placed on a test page: size in points, left edge and
+    /// baseline measured from the page's top-left corner, in points.
+    struct Placed<'a> {
+        size: f32,
+        x: f32,
+        baseline: f32,
+        text: &'a str,
+    }
+
+    /// Renders lines of Helvetica on a `w`×`h` pt page to an 8-bit gray
+    /// image at `dpi`, through a PDF written here with lopdf and rasterised
+    /// by poppler's `pdftoppm`: an image-only page with known text.
+    fn render_page(w: f32, h: f32, dpi: u32, placed: &[Placed]) -> GrayImage {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font_id = doc.add_object(dictionary! {
+            "Type" => "Font",
+            "Subtype" => "Type1",
+            "BaseFont" => "Helvetica",
+        });
+        let mut ops = String::new();
+        for p in placed {
+            ops.push_str(&format!(
+                "BT /F1 {} Tf {} {} Td ({}) Tj ET\n",
+                p.size,
+                p.x,
+                h - p.baseline,
+                p.text
+            ));
+        }
+        let content_id = doc.add_object(Stream::new(dictionary! {}, ops.into_bytes()));
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "Contents" => content_id,
+            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
+            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w), Object::Real(h)],
+        });
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages",
+                "Kids" => vec![page_id.into()],
+                "Count" => 1,
+            }),
+        );
+        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog_id);
+        let dir = tempfile::tempdir().unwrap();
+        let pdf = dir.path().join("page.pdf");
+        doc.save(&pdf).unwrap();
+        let out = dir.path().join("page");
+        let status = Command::new("pdftoppm")
+            .args(["-r", &dpi.to_string(), "-gray", "-png", "-singlefile"])
+            .arg(&pdf)
+            .arg(&out)
+            .status()
+            .expect("pdftoppm (poppler-utils) is needed by this test");
+        assert!(status.success());
+        image::open(dir.path().join("page.png")).unwrap().to_luma8()
+    }
+
+    fn find<'a>(page: &'a PageText, needle: &str) -> &'a TextLine {
+        page.lines
+            .iter()
+            .find(|l| l.text.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{}", page.plain_text()))
+    }
+
+    #[test]
+    fn image_only_page_is_read_with_positions_sizes_and_confidence() {
+        let (w, h) = (360.0, 540.0);
+        let img = render_page(
+            w,
+            h,
+            300,
+            &[
+                Placed {
+                    size: 26.0,
+                    x: 40.0,
+                    baseline: 120.0,
+                    text: "The Quiet Harbour",
+                },
+                Placed {
+                    size: 14.0,
+                    x: 40.0,
+                    baseline: 170.0,
+                    text: "Margaret Ellison",
+                },
+                Placed {
+                    size: 10.0,
+                    x: 40.0,
+                    baseline: 420.0,
+                    text: "ISBN 978-1-915862-40-2",
+                },
+                Placed {
+                    size: 10.0,
+                    x: 40.0,
+                    baseline: 436.0,
+                    text: "Printed in Canada",
+                },
+            ],
+        );
+        assert_eq!(img.width(), 1500);
+        let opts = OcrOptions::default();
+        // Two calls at once: each runs its own tesseract, same result.
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| ocr_page(&img, w, h, 3, &opts).unwrap());
+            let b = s.spawn(|| ocr_page(&img, w, h, 3, &opts).unwrap());
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!(a, b);
+        let page = a;
+        assert_eq!(page.via, Via::Ocr);
+        assert_eq!((page.index, page.width, page.height), (3, w, h));
+        let text = page.plain_text();
+        assert!(text.contains("978-1-915862-40-2"), "{text}");
+        let conf = page.ocr_confidence.unwrap();
+        assert!(conf > 60.0, "confidence {conf}");
+
+        let title = find(&page, "Quiet Harbour");
+        let author = find(&page, "Margaret Ellison");
+        let isbn = find(&page, "ISBN");
+        // Order top to bottom.
+        let pos = |l: &TextLine| page.lines.iter().position(|x| x == l).unwrap();
+        assert!(pos(title) < pos(author) && pos(author) < pos(isbn));
+        // Boxes in points: the title's baseline is at 120 pt from the top,
+        // its capitals rise ~0.72 em above it, its left edge is at 40 pt.
+        assert!((title.bbox.x0 - 40.0).abs() < 3.0, "{:?}", title.bbox);
+        assert!(
+            (title.bbox.top - (120.0 - 0.72 * 26.0)).abs() < 3.0,
+            "{:?}",
+            title.bbox
+        );
+        assert!(
+            title.bbox.bottom < 128.0 && title.bbox.bottom > 118.0,
+            "{:?}",
+            title.bbox
+        );
+        // Sizes in points, near the set sizes and in the same order.
+        for (line, set) in [(title, 26.0), (author, 14.0), (isbn, 10.0)] {
+            assert!(
+                (line.size - set).abs() < set * 0.25,
+                "{} size {} vs {set}",
+                line.text,
+                line.size
+            );
+        }
+        assert!(title.size > author.size && author.size > isbn.size);
+    }
+
+    #[test]
+    fn blank_page_gives_no_lines() {
+        let img = GrayImage::from_pixel(1275, 1650, image::Luma([255]));
+        let page = ocr_page(&img, 612.0, 792.0, 0, &OcrOptions::default()).unwrap();
+        assert!(page.lines.is_empty(), "{:?}", page.lines);
+        assert_eq!(page.ocr_confidence, None);
+        assert!(needs_ocr(&page));
+    }
+
+    #[test]
+    fn bad_languages_fail_without_running() {
+        let img = GrayImage::from_pixel(10, 10, image::Luma([255]));
+        let opts = OcrOptions {
+            languages: "-psm".into(),
+            ..OcrOptions::default()
+        };
+        let err = ocr_page(&img, 100.0, 100.0, 0, &opts).unwrap_err();
+        assert!(format!("{err:#}").contains("OCR_LANGUAGES"), "{err:#}");
+    }
+
+    fn text_page(lines: &[&str], image_ratio: f32) -> PageText {
+        PageText {
+            index: 0,
+            width: 612.0,
+            height: 792.0,
+            lines: lines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| TextLine {
+                    text: t.to_string(),
+                    bbox: Rect {
+                        x0: 72.0,
+                        top: 72.0 + 14.0 * i as f32,
+                        x1: 500.0,
+                        bottom: 84.0 + 14.0 * i as f32,
+                    },
+                    size: 11.0,
+                    bold: false,
+                })
+                .collect(),
+            image_ratio,
+            via: Via::Text,
+            ocr_confidence: None,
+        }
+    }
+
+    #[test]
+    fn needs_ocr_for_missing_or_garbage_text_only() {
+        let born_digital = text_page(
+            &[
+                "Copyright © 2019 Small Hours Press, Vancouver.",
+                "All rights reserved. ISBN 978-1-77520-136-6",
+                "Printed in Canada — first printing, 2019.",
+            ],
+            0.0,
+        );
+        assert!(!needs_ocr(&born_digital));
+        // A short born-digital page without pictures: OCR would read the same.
+        assert!(!needs_ocr(&text_page(&["For my mother"], 0.0)));
+        // Dot leaders of a contents page are not garbage.
+        assert!(!needs_ocr(&text_page(
+            &["1 Introduction .......... 1", "2 Methods ....... 17"],
+            0.0
+        )));
+
+        assert!(needs_ocr(&text_page(&[], 0.0)));
+        assert!(needs_ocr(&text_page(&["", "  "], 1.0)));
+        assert!(needs_ocr(&text_page(&["12", "— 3 —"], 0.0)), "no real word");
+        assert!(
+            needs_ocr(&text_page(&["Scan 12"], 0.95)),
+            "few words on a picture"
+        );
+        // Broken font encodings.
+        assert!(needs_ocr(&text_page(
+            &["\u{e001}\u{e002}\u{e003} \u{e004}\u{e005}he \u{fffd}\u{fffd}\u{fffd}\u{fffd}"],
+            0.0
+        )));
+        assert!(needs_ocr(&text_page(
+            &["#$%& '()* +,-. /:;< Th =>?@ [\\]^ _`{| }~!\""],
+            0.0
+        )));
+    }
+
+    #[test]
+    fn key_follows_what_changes_the_result() {
+        let img = GrayImage::from_pixel(20, 30, image::Luma([255]));
+        let opts = OcrOptions::default();
+        let base = OcrKey::new(&img, 200.0, 300.0, 0, &opts);
+        assert_eq!(base, OcrKey::new(&img, 200.0, 300.0, 0, &opts));
+        let mut other = img.clone();
+        other.put_pixel(3, 4, image::Luma([0]));
+        assert_ne!(base, OcrKey::new(&other, 200.0, 300.0, 0, &opts));
+        assert_ne!(base, OcrKey::new(&img, 200.0, 301.0, 0, &opts));
+        assert_ne!(base, OcrKey::new(&img, 200.0, 300.0, 1, &opts));
+        let deu = OcrOptions {
+            languages: "eng+deu".into(),
+            ..opts.clone()
+        };
+        assert_ne!(base, OcrKey::new(&img, 200.0, 300.0, 0, &deu));
+        let slow = OcrOptions {
+            timeout: Duration::from_secs(1),
+            ..opts.clone()
+        };
+        assert_eq!(base, OcrKey::new(&img, 200.0, 300.0, 0, &slow));
+    }
+}
