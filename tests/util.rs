@@ -129,3 +129,49 @@ pub fn record_for<'a>(records: &'a [serde_json::Value], path: &str) -> &'a serde
         .find(|r| r["path"] == path)
         .unwrap_or_else(|| panic!("no record for {path} in {records:#?}"))
 }
+
+/// Writes a PDF whose pages are each one full-page picture with no text at
+/// all (a photographed cover: smooth shading and a few blocks, nothing
+/// Tesseract can read), built with lopdf.
+pub fn photo_pdf(path: &Path, pages: u32) {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let (w, h) = (300u32, 400u32);
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let mut kids = Vec::new();
+    for n in 0..pages {
+        let mut pixels = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let shade = ((x + y + n * 40) * 255 / (w + h + 200)) as u8;
+                let block = (x / 60 + y / 80) % 3 == 0;
+                pixels.push(if block { shade / 2 } else { shade });
+            }
+        }
+        let image = Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image", "Width" => w as i64, "Height" => h as i64,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+            },
+            pixels,
+        );
+        let image_id = doc.add_object(image);
+        let content = Stream::new(dictionary! {}, b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec());
+        let content_id = doc.add_object(content);
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages_id, "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            "Contents" => content_id,
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image_id } },
+        });
+        kids.push(Object::Reference(page_id));
+    }
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 },
+        ),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    doc.save(path).expect("writing the photo PDF");
+}

@@ -11,8 +11,15 @@ use std::time::Duration;
 use support::fake_ollama::{FakeOllama, closed_port_endpoint};
 use util::{TestProject, record_for};
 
-/// A scanned book: every page is an image without a text layer.
+/// A scanned book: every page is an image without a text layer (OCR reads it).
 const SCANNED: &str = "book-p03-scanned.pdf";
+
+/// A project with one PDF of two photo pages (no text, none for OCR either).
+fn photo_project(rel: &str) -> TestProject {
+    let p = TestProject::new();
+    util::photo_pdf(&p.data().join(rel), 2);
+    p
+}
 const TEXT_BOOK: &str = "book-p03-asis.pdf";
 
 const COVER_ANSWER: &str = "Title: The Lantern Keepers\nSubtitle: Not visible\nAuthor: Mirela Castellanos and Ode Winterbourne\nPublisher: Not visible\nEdition: Not visible\nYear: 1984\nISBN: Not visible\nDOI: Not visible\nLOC: Not visible";
@@ -26,8 +33,7 @@ fn vision_config(p: &TestProject, endpoint: &str, extra: &str) {
 #[test]
 fn photo_pages_get_title_and_author_from_vision_and_a_rerun_sends_nothing() {
     let server = FakeOllama::answering(COVER_ANSWER);
-    let p = TestProject::new();
-    p.add(SCANNED, "scan.pdf");
+    let p = photo_project("scan.pdf");
     vision_config(&p, &server.endpoint(), "");
     let (out, records) = p.run_json(&["run"]);
     assert_eq!(
@@ -84,8 +90,7 @@ fn server_errors_are_retried_then_the_page_goes_on_without_vision() {
     // 500 for the first 3 requests: page 1 fails after 1 + 2 retries;
     // page 2 gets an answer.
     let server = FakeOllama::failing_first(3, 500, COVER_ANSWER);
-    let p = TestProject::new();
-    p.add(SCANNED, "scan.pdf");
+    let p = photo_project("scan.pdf");
     p.add(TEXT_BOOK, "text.pdf");
     vision_config(
         &p,
@@ -192,8 +197,7 @@ fn answers_that_are_not_json_or_too_slow_are_failed_attempts() {
 #[test]
 fn not_visible_everywhere_adds_nothing_and_vision_off_sends_nothing() {
     let server = FakeOllama::answering(support::fake_ollama::NOT_VISIBLE_ANSWER);
-    let p = TestProject::new();
-    p.add(SCANNED, "scan.pdf");
+    let p = photo_project("scan.pdf");
     vision_config(&p, &server.endpoint(), "");
     let (_, records) = p.run_json(&["run"]);
     assert!(
