@@ -175,3 +175,50 @@ pub fn photo_pdf(path: &Path, pages: u32) {
     doc.trailer.set("Root", catalog_id);
     doc.save(path).expect("writing the photo PDF");
 }
+
+/// Writes an image-only PDF made of the given pages of `source`, each
+/// rendered to gray at `dpi` by pdfium (in this process) and embedded as a
+/// picture: the text is there to read, but only for OCR.
+pub fn image_only_copy(source: &Path, pages: &[u32], dpi: u32, dest: &Path) {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let src = colophon::inspect::Document::open(source).expect("source opens");
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let mut kids = Vec::new();
+    for &i in pages {
+        let img = src.render_page(i, dpi, 50_000_000).expect("page renders");
+        let (w_pt, h_pt) = (
+            img.width() as f32 * 72.0 / dpi as f32,
+            img.height() as f32 * 72.0 / dpi as f32,
+        );
+        let image = Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image", "Width" => img.width() as i64, "Height" => img.height() as i64,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+            },
+            img.into_raw(),
+        );
+        let image_id = doc.add_object(image);
+        let content = Stream::new(
+            dictionary! {},
+            format!("q {w_pt} 0 0 {h_pt} 0 0 cm /Im0 Do Q").into_bytes(),
+        );
+        let content_id = doc.add_object(content);
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages_id,
+            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w_pt), Object::Real(h_pt)],
+            "Contents" => content_id,
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image_id } },
+        });
+        kids.push(Object::Reference(page_id));
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    doc.compress();
+    doc.save(dest).expect("writing the image-only PDF");
+}
