@@ -165,16 +165,15 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             let reporter = crate::progress::reporter(opts.quiet);
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            let (_, status) = run(
-                &paths,
-                &settings,
-                &opts,
-                selection,
-                &cache,
-                &pool,
-                reporter.as_ref(),
-                &mut out,
-            )?;
+            let env = Env {
+                paths: &paths,
+                settings: &settings,
+                opts: &opts,
+                cache: &cache,
+                sessions: &pool,
+                reporter: reporter.as_ref(),
+            };
+            let (_, status) = run(&env, selection, &mut out)?;
             let _ = out.flush();
             Ok(status)
         }
@@ -222,18 +221,33 @@ struct Done {
     summary: Summary,
 }
 
+/// What a run works with, borrowed for its whole length.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    pub paths: &'a Paths,
+    pub settings: &'a Settings,
+    pub opts: &'a RunOptions,
+    pub cache: &'a Cache,
+    /// Where PDFs are read (the worker pool).
+    pub sessions: &'a dyn SessionSource,
+    pub reporter: &'a dyn Reporter,
+}
+
 /// Runs the pipeline and reports every record. Returns the summary and
 /// the exit status.
 pub fn run(
-    paths: &Paths,
-    settings: &Settings,
-    cfg: &RunOptions,
+    env: &Env,
     selection: Selection,
-    cache: &Cache,
-    sessions: &dyn SessionSource,
-    reporter: &dyn Reporter,
     stdout: &mut dyn Write,
 ) -> Result<(Summary, ExitStatus)> {
+    let Env {
+        paths,
+        settings,
+        opts: cfg,
+        cache,
+        sessions,
+        reporter,
+    } = *env;
     let started = Instant::now();
     if settings.write_pdf_changes {
         // Settle writes a kill interrupted, before discover sees their

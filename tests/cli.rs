@@ -220,7 +220,9 @@ fn page_numbers_follow_the_offset_and_back_modes_select_pages() {
 fn invalid_settings_stop_before_any_work() {
     let p = TestProject::new();
     p.add(PAPER, "a.pdf");
-    let cases: &[(&str, &[(&str, &str)], &[&str], &str)] = &[
+    /// colophon.toml, environment, flags, and what the message must name.
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+    let cases: &[Case] = &[
         ("", &[("PAGE_NUM_OFFSET", "7")], &[], "PAGE_NUM_OFFSET"),
         (
             "[MATTER_CONFIG.back]\nmode = \"sometimes\"\n",

@@ -26,7 +26,7 @@ impl std::fmt::Debug for Key {
 impl Key {
     /// Starts a key for a domain (the stage name), so that keys of
     /// different stages can never collide.
-    pub fn new(domain: &str) -> KeyBuilder {
+    pub fn domain(domain: &str) -> KeyBuilder {
         KeyBuilder(blake3::Hasher::new()).str(domain)
     }
 
@@ -75,7 +75,7 @@ impl KeyBuilder {
 /// (device, inode, size, mtime) → content hash. Not a hash of the content,
 /// just the stat fields that change when a file is replaced or edited.
 pub fn memo_key(dev: u64, ino: u64, size: u64, mtime_ns: i128) -> Key {
-    Key::new("memo")
+    Key::domain("memo")
         .u64(dev)
         .u64(ino)
         .u64(size)
@@ -85,12 +85,12 @@ pub fn memo_key(dev: u64, ino: u64, size: u64, mtime_ns: i128) -> Key {
 
 /// Page count and existing metadata of a document.
 pub fn doc_key(hash: &DocHash, inspect_version: u32) -> Key {
-    Key::new("doc").u32(inspect_version).hash(hash).finish()
+    Key::domain("doc").u32(inspect_version).hash(hash).finish()
 }
 
 /// Text, positions and image ratio of one page.
 pub fn page_key(hash: &DocHash, index: u32, inspect_version: u32) -> Key {
-    Key::new("page")
+    Key::domain("page")
         .u32(inspect_version)
         .hash(hash)
         .u32(index)
@@ -108,7 +108,7 @@ pub fn ocr_key(
     engine: &str,
     ocr_version: u32,
 ) -> Key {
-    Key::new("ocr")
+    Key::domain("ocr")
         .u32(ocr_version)
         .str(engine)
         .hash(hash)
@@ -133,7 +133,7 @@ pub struct StageVersions {
 /// setting that can change which pages are read or what is decided.
 pub fn record_key(hash: &DocHash, s: &Settings, v: &StageVersions) -> Key {
     let m = &s.matter;
-    let mut k = Key::new("record")
+    let mut k = Key::domain("record")
         .u32(RECORD_VERSION)
         .u32(v.inspect)
         .u32(v.ocr)
@@ -194,12 +194,12 @@ mod tests {
     #[test]
     fn fields_are_length_prefixed() {
         assert_ne!(
-            Key::new("x").str("ab").str("c").finish(),
-            Key::new("x").str("a").str("bc").finish()
+            Key::domain("x").str("ab").str("c").finish(),
+            Key::domain("x").str("a").str("bc").finish()
         );
         assert_ne!(
-            Key::new("doc").hash(&H).finish(),
-            Key::new("page").hash(&H).finish()
+            Key::domain("doc").hash(&H).finish(),
+            Key::domain("page").hash(&H).finish()
         );
     }
 

@@ -280,7 +280,7 @@ mod tests {
     fn roundtrip_and_corrupt_entry_is_a_miss() {
         let t = tempfile::tempdir().unwrap();
         let c = Cache::open(t.path()).unwrap();
-        let k = Key::new("test").u32(1).finish();
+        let k = Key::domain("test").u32(1).finish();
         c.put(Tree::Doc, &k, &(7u32, "seven".to_string()));
         assert_eq!(
             c.get::<(u32, String)>(Tree::Doc, &k),
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn survives_reopen() {
         let t = tempfile::tempdir().unwrap();
-        let k = Key::new("x").str("y").finish();
+        let k = Key::domain("x").str("y").finish();
         {
             let c = Cache::open(t.path()).unwrap();
             c.put(Tree::Record, &k, &42u64);

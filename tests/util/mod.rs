@@ -1,7 +1,7 @@
 //! Test fixture: a temporary project root with `colophon.toml`, `data/`,
 //! and a command builder for the built binary.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::new_without_default)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
