@@ -419,6 +419,74 @@ mod tests {
         assert!(title.size > author.size && author.size > isbn.size);
     }
 
+    /// A page of a scanned corpus PDF (150 dpi JPEG, rotated about 1°,
+    /// noisy), rendered at 300 dpi as the OCR stage gets it.
+    fn corpus_page(name: &str, page: u32) -> (GrayImage, f32, f32) {
+        let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus/pdfs")
+            .join(name);
+        assert!(pdf.exists(), "corpus PDF {} missing", pdf.display());
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("page");
+        let p = page.to_string();
+        let status = Command::new("pdftoppm")
+            .args([
+                "-r",
+                "300",
+                "-gray",
+                "-png",
+                "-singlefile",
+                "-f",
+                &p,
+                "-l",
+                &p,
+            ])
+            .arg(&pdf)
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let img = image::open(dir.path().join("page.png")).unwrap().to_luma8();
+        // Page size back from the 300 dpi render.
+        let (w, h) = (
+            img.width() as f32 * 72.0 / 300.0,
+            img.height() as f32 * 72.0 / 300.0,
+        );
+        (img, w, h)
+    }
+
+    #[test]
+    fn scanned_title_page_has_the_title_as_largest_line() {
+        let (img, w, h) = corpus_page("book-p03-scanned.pdf", 2);
+        let page = ocr_page(&img, w, h, 1, &OcrOptions::default()).unwrap();
+        let largest = page
+            .lines
+            .iter()
+            .max_by(|a, b| a.size.total_cmp(&b.size))
+            .unwrap();
+        assert_eq!(
+            largest.text,
+            "Weaving on Simple Looms",
+            "{}",
+            page.plain_text()
+        );
+        // Set in 24 pt; the body lines of this page in 13 pt.
+        assert!((largest.size - 24.0).abs() < 3.0, "{}", largest.size);
+        let author = find(&page, "Agnes Thornquist");
+        assert!((author.size - 13.0).abs() < 2.0, "{}", author.size);
+        assert!(page.ocr_confidence.unwrap() > 80.0);
+    }
+
+    #[test]
+    fn scanned_copyright_page_keeps_identifiers() {
+        let (img, w, h) = corpus_page("book-p01-scanned.pdf", 5);
+        let page = ocr_page(&img, w, h, 4, &OcrOptions::default()).unwrap();
+        let text = page.plain_text();
+        for needle in ["978-1-915862-40-2", "LCCN 2021038846", "Harwick & Lowe"] {
+            assert!(text.contains(needle), "{needle:?} not in\n{text}");
+        }
+    }
+
     #[test]
     fn blank_page_gives_no_lines() {
         let img = GrayImage::from_pixel(1275, 1650, image::Luma([255]));
