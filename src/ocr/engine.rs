@@ -223,6 +223,16 @@ mod tests {
     }
 
     #[test]
+    fn a_page_over_time_is_stopped() {
+        // Starting tesseract alone takes far more than 1 ms.
+        let img = GrayImage::from_pixel(600, 600, image::Luma([255]));
+        let t = std::time::Instant::now();
+        let err = run(&img, 300, "eng", Duration::from_millis(1)).unwrap_err();
+        assert!(format!("{err:#}").contains("longer than"), "{err:#}");
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
     fn version_names_tesseract() {
         assert!(version().starts_with("tesseract "), "{}", version());
     }

@@ -14,33 +14,49 @@
 //! one `ocr_page` per core (each call runs one single-threaded tesseract).
 //!
 //! # Program, not library
-//! Tesseract runs as the `tesseract` program (hOCR on stdout), not through
-//! libtesseract (crate `tesseract`), for three reasons measured or
-//! observed on this corpus and machine:
-//! - OpenMP reads `OMP_THREAD_LIMIT` once, when libgomp is loaded at process
-//!   start; setting it from inside colophon changes nothing (measured: same
-//!   ~14 s CPU per page with and without `set_var`, against 3 s with the
-//!   variable in the environment). A linked library would make every
-//!   colophon run depend on the user exporting it; a child process simply
-//!   gets it.
-//! - A child can be killed on a timeout, and a crash in Tesseract or
-//!   Leptonica fails one page instead of the run.
-//! - No build-time dependency on libtesseract-dev, libleptonica-dev and
-//!   libclang (bindgen) for everyone who builds colophon.
+//! Tesseract runs as the `tesseract` program (BMP on stdin, hOCR on
+//! stdout), not through libtesseract (crate `tesseract` 0.15). Measured on
+//! the 54 scanned corpus pages at 300 dpi, one page at a time, both routes
+//! back to back on the same (shared, 2-core) machine:
 //!
-//! The price is loading the model per page (~0.1 s CPU) and piping the
-//! image; the figures are in the commit that chose this.
+//! | route | wall s/page | Tesseract CPU s/page | near-blank page |
+//! |---|---|---|---|
+//! | libtesseract, one instance reused | 1.11 | 1.04 | 0.11 s |
+//! | `tesseract` program (this module) | 1.34 | 1.21 | 0.33 s |
+//!
+//! Both give the same words and confidences. The program pays ~0.13 s CPU
+//! per call to start and load its model (+16% CPU on this corpus). It is
+//! still the better choice here:
+//! - OpenMP reads `OMP_THREAD_LIMIT` once, when libgomp is loaded at
+//!   process start, and Tesseract asks for 4 threads per LSTM step with an
+//!   explicit `num_threads` that only that variable caps. Setting it from
+//!   inside colophon changes nothing (measured on two dense pages, machine
+//!   under load: ~14 s CPU per page with `set_var`, the same as without the
+//!   variable, against 3 s with it in the environment). A linked
+//!   library would make every run depend on the user exporting it; a
+//!   child process simply gets it.
+//! - A child can be killed on a timeout, and Tesseract's internal asserts
+//!   (`ASSERT_HOST` aborts the process) fail one page instead of the run —
+//!   in-process, one such page would stop colophon on that folder forever.
+//! - Nobody who builds colophon needs libtesseract-dev, libleptonica-dev
+//!   and libclang (bindgen).
+//!
+//! Should OCR ever move into the pdfium worker processes (which colophon
+//! spawns and can give `OMP_THREAD_LIMIT=1`), the library would get those
+//! benefits too and save the per-call 0.13 s.
 //!
 //! # Preprocessing
-//! None beyond what the caller's render gives: rendering at 300 dpi (the
-//! default `OCR_DPI`) upscales 150-200 dpi scans with interpolation, which
-//! raised word recall on the scanned corpus from 0.865 (native resolution)
-//! to 0.880; Tesseract's own Otsu thresholding beat both Leptonica's
-//! adaptive Otsu (recall 0.843) and Sauvola (same words, 4x slower).
+//! Only an upscale of pages given below 250 dpi to 300 dpi (see
+//! `preprocess`); at the default `OCR_DPI` of 300 the render already
+//! upsamples 150-200 dpi scans. Binarising before Tesseract did not help:
+//! our own global Otsu changed nothing measurable, and Tesseract's other
+//! thresholding methods did worse (Leptonica adaptive Otsu: recall 0.843
+//! against 0.880) or cost 4x the time for the same words (Sauvola).
 
 mod engine;
 mod hocr;
 mod lines;
+mod preprocess;
 
 use crate::model::{PageText, Via};
 use crate::settings::Settings;
@@ -230,6 +246,13 @@ pub fn ocr_page(
     if image.width() == 0 || image.height() == 0 {
         return Ok(page);
     }
+    let dpi = image.height() as f32 * 72.0 / page_h_pt;
+    let upscaled = if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_some() {
+        None
+    } else {
+        preprocess::upscale_if_low(image, dpi)
+    };
+    let image = upscaled.as_ref().unwrap_or(image);
     let dpi = (image.height() as f32 * 72.0 / page_h_pt).round().max(1.0) as u32;
     let hocr = engine::run(image, dpi, &opts.languages, opts.timeout)?;
     let found = hocr::parse(&hocr);
@@ -395,6 +418,74 @@ mod tests {
             );
         }
         assert!(title.size > author.size && author.size > isbn.size);
+    }
+
+    /// A page of a scanned corpus PDF (150 dpi JPEG, rotated about 1°,
+    /// noisy), rendered at 300 dpi as the OCR stage gets it.
+    fn corpus_page(name: &str, page: u32) -> (GrayImage, f32, f32) {
+        let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus/pdfs")
+            .join(name);
+        assert!(pdf.exists(), "corpus PDF {} missing", pdf.display());
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("page");
+        let p = page.to_string();
+        let status = Command::new("pdftoppm")
+            .args([
+                "-r",
+                "300",
+                "-gray",
+                "-png",
+                "-singlefile",
+                "-f",
+                &p,
+                "-l",
+                &p,
+            ])
+            .arg(&pdf)
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let img = image::open(dir.path().join("page.png")).unwrap().to_luma8();
+        // Page size back from the 300 dpi render.
+        let (w, h) = (
+            img.width() as f32 * 72.0 / 300.0,
+            img.height() as f32 * 72.0 / 300.0,
+        );
+        (img, w, h)
+    }
+
+    #[test]
+    fn scanned_title_page_has_the_title_as_largest_line() {
+        let (img, w, h) = corpus_page("book-p03-scanned.pdf", 2);
+        let page = ocr_page(&img, w, h, 1, &OcrOptions::default()).unwrap();
+        let largest = page
+            .lines
+            .iter()
+            .max_by(|a, b| a.size.total_cmp(&b.size))
+            .unwrap();
+        assert_eq!(
+            largest.text,
+            "Weaving on Simple Looms",
+            "{}",
+            page.plain_text()
+        );
+        // Set in 24 pt; the body lines of this page in 13 pt.
+        assert!((largest.size - 24.0).abs() < 3.0, "{}", largest.size);
+        let author = find(&page, "Agnes Thornquist");
+        assert!((author.size - 13.0).abs() < 2.0, "{}", author.size);
+        assert!(page.ocr_confidence.unwrap() > 80.0);
+    }
+
+    #[test]
+    fn scanned_copyright_page_keeps_identifiers() {
+        let (img, w, h) = corpus_page("book-p01-scanned.pdf", 5);
+        let page = ocr_page(&img, w, h, 4, &OcrOptions::default()).unwrap();
+        let text = page.plain_text();
+        for needle in ["978-1-915862-40-2", "LCCN 2021038846", "Harwick & Lowe"] {
+            assert!(text.contains(needle), "{needle:?} not in\n{text}");
+        }
     }
 
     #[test]
