@@ -420,13 +420,13 @@ mod tests {
         assert!(title.size > author.size && author.size > isbn.size);
     }
 
-    /// A page of a scanned corpus PDF (150 dpi JPEG, rotated about 1°,
-    /// noisy), rendered at 300 dpi as the OCR stage gets it.
+    /// A page of a scanned corpus PDF kept in tests/fixtures (150 dpi JPEG,
+    /// rotated about 1°, noisy), rendered at 300 dpi as the OCR stage gets it.
     fn corpus_page(name: &str, page: u32) -> (GrayImage, f32, f32) {
         let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/corpus/pdfs")
+            .join("tests/fixtures")
             .join(name);
-        assert!(pdf.exists(), "corpus PDF {} missing", pdf.display());
+        assert!(pdf.exists(), "fixture PDF {} missing", pdf.display());
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("page");
         let p = page.to_string();
