@@ -18,6 +18,7 @@ use crate::settings::Settings;
 use crate::{discover, fingerprint};
 use anyhow::{Context as _, Result};
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -455,7 +456,8 @@ pub fn run(
                     .as_ref()
                     .expect("records exist for hashed files")
                     .0;
-                write_one(file, hash, &mut record, settings, paths, &run_dir);
+                let result = done.outcome.as_ref().expect("checked is_ok");
+                write_one(file, hash, result, &mut record, env, &run_dir);
             }
             emit(&record, &run_dir, cfg, &mut records, stdout)?;
             summary.count(&record);
@@ -497,29 +499,63 @@ pub fn run(
 
 /// Write mode for one record: metadata and name, with the outcome in the
 /// record (`written`, or a warning saying why not).
+///
+/// After a write, the new file's hash, record and "already written" mark
+/// go into the cache, so the next run over the written library is as warm
+/// as a dry rerun: no re-hash, no re-read, and no re-parse of the PDF to
+/// find that nothing is left to do.
 fn write_one(
     file: &PdfFile,
     hash: DocHash,
+    result: &DocResult,
     record: &mut Record,
-    settings: &Settings,
-    paths: &Paths,
+    env: &Env,
     run_dir: &RunDir,
 ) {
     use crate::write::{WriteJob, WriteOutcome};
+    let (settings, cache) = (env.settings, env.cache);
+    let done = |hash: &DocHash, path: &Path| {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let meta = serde_json::to_string(&record.metadata).unwrap_or_default();
+        let proposed = record.proposed_filename.as_deref().unwrap_or("");
+        keys::written_key(hash, &meta, proposed, &name)
+    };
+    if cache
+        .get::<bool>(Tree::Written, &done(&hash, &file.path))
+        .is_some()
+    {
+        return; // this content under this name already holds this metadata
+    }
     let job = WriteJob {
         file,
         expected_hash: hash,
         record,
         settings,
-        cache_dir: &paths.cache_dir,
+        cache_dir: &env.paths.cache_dir,
         run_id: &run_dir.id,
     };
     match crate::write::apply(&job) {
         Ok(WriteOutcome::Written(w)) => {
             record.written = true;
             record.warnings.extend(w.warnings);
+            if let Ok(meta) = std::fs::metadata(&w.new_path) {
+                let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+                cache.put(
+                    Tree::Memo,
+                    &keys::memo_key(meta.dev(), meta.ino(), meta.size(), mtime_ns),
+                    &w.new_hash,
+                );
+            }
+            cache.put(
+                Tree::Record,
+                &keys::record_key(&w.new_hash, settings, &stage_versions()),
+                result,
+            );
+            cache.put(Tree::Written, &done(&w.new_hash, &w.new_path), &true);
         }
-        Ok(WriteOutcome::Unchanged { .. }) => {}
+        Ok(WriteOutcome::Unchanged { path, .. }) => {
+            cache.put(Tree::Written, &done(&hash, &path), &true)
+        }
         Ok(WriteOutcome::Skipped(reason)) => {
             if !matches!(reason, crate::write::SkipReason::Incomplete) {
                 record.warnings.push(format!("not written: {reason}"));

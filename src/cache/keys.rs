@@ -118,6 +118,22 @@ pub fn ocr_key(
         .finish()
 }
 
+/// "This content, under this name, already holds this metadata and has
+/// its proposed name": write mode skips such files without parsing them.
+pub fn written_key(
+    hash: &DocHash,
+    metadata_json: &str,
+    proposed_name: &str,
+    current_name: &str,
+) -> Key {
+    Key::domain("written")
+        .hash(hash)
+        .str(metadata_json)
+        .str(proposed_name)
+        .str(current_name)
+        .finish()
+}
+
 /// Versions of the stages a record depends on, gathered by the caller
 /// from each stage module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

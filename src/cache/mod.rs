@@ -54,16 +54,19 @@ pub enum Tree {
     Vision,
     /// content hash + every setting the result reads → the decided record.
     Record,
+    /// content hash + metadata + name → "written already" (write mode).
+    Written,
 }
 
 impl Tree {
-    pub const ALL: [Tree; 6] = [
+    pub const ALL: [Tree; 7] = [
         Tree::Memo,
         Tree::Doc,
         Tree::Page,
         Tree::Ocr,
         Tree::Vision,
         Tree::Record,
+        Tree::Written,
     ];
 
     pub fn name(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Tree {
             Tree::Ocr => "ocr",
             Tree::Vision => "vision",
             Tree::Record => "record",
+            Tree::Written => "written",
         }
     }
 }
