@@ -269,3 +269,106 @@ fn a_worker_that_cannot_start_stops_the_run_with_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot start a PDF worker"), "{err}");
 }
+
+#[test]
+fn write_mode_appends_metadata_renames_and_undo_restores_every_byte() {
+    let p = TestProject::new();
+    p.add(BOOK, "shelf/b.pdf");
+    p.add(BOOK, "shelf/b-copy.pdf"); // same book twice: the second name gets " (2)"
+    p.add("write_xref_stream_objstm.pdf", "x.pdf");
+    p.add(BOOK, "_ignore/kept.pdf");
+    let before = p.snapshot();
+
+    let (out, records) = p.run_json(&["run", "--write"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !record_for(&records, "_ignore/kept.pdf")["written"]
+            .as_bool()
+            .unwrap()
+    );
+    assert!(
+        record_for(&records, "shelf/b.pdf")["written"]
+            .as_bool()
+            .unwrap()
+    );
+    let after = p.snapshot();
+    assert_eq!(
+        after[std::path::Path::new("_ignore/kept.pdf")],
+        before[std::path::Path::new("_ignore/kept.pdf")]
+    );
+    let shelf: Vec<_> = std::fs::read_dir(p.data().join("shelf"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let main_name = "Thornquist, Hume - Weaving on Simple Looms (1972).pdf";
+    let second = "Thornquist, Hume - Weaving on Simple Looms (1972) (2).pdf";
+    assert!(
+        shelf.contains(&main_name.to_string()) && shelf.contains(&second.to_string()),
+        "{shelf:?}"
+    );
+    assert!(
+        shelf.contains(&"Thornquist, Hume - Weaving on Simple Looms (1972)--ann.json".to_string())
+    );
+    assert!(
+        !shelf.iter().any(|n| n == "b.pdf" || n == "b-copy.pdf"),
+        "old names are gone: {shelf:?}"
+    );
+    assert!(
+        !shelf.iter().any(|n| n.starts_with(".colophon-tmp")),
+        "no temporary file left"
+    );
+
+    let original = std::fs::read(util::fixture(BOOK)).unwrap();
+    for name in [main_name, second] {
+        let written = p.data().join("shelf").join(name);
+        let bytes = std::fs::read(&written).unwrap();
+        assert!(
+            bytes.starts_with(&original),
+            "the original is a byte prefix"
+        );
+        assert!(bytes.len() > original.len());
+        let check = std::process::Command::new("qpdf")
+            .arg("--check")
+            .arg(&written)
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "qpdf --check: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        let info = std::process::Command::new("pdfinfo")
+            .arg(&written)
+            .output()
+            .unwrap();
+        let info = String::from_utf8_lossy(&info.stdout);
+        assert!(info.contains("Weaving on Simple Looms"), "{info}");
+        assert!(
+            info.contains("Agnes Thornquist; Beatrice L. Hume"),
+            "{info}"
+        );
+    }
+
+    // A second write run changes no byte and is answered from the cache.
+    let written_state = p.snapshot();
+    p.run_json(&["run", "--write"]);
+    assert_eq!(p.snapshot(), written_state);
+    let s = p.summary();
+    assert_eq!(s["written"], 0);
+    assert_eq!(s["records computed"], 0);
+    assert_eq!(s["hashes computed"], 0);
+
+    // Undo gives back the original names and bytes.
+    let out = p.cmd().arg("undo").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(p.snapshot(), before, "the library is as it was before");
+}
