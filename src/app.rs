@@ -451,13 +451,12 @@ pub fn run(
                 }
                 Err(e) => Record::error(report::rel_string(&file.rel), hash_hex, e.clone()),
             };
-            if settings.write_pdf_changes && done.outcome.is_ok() {
-                let hash = hashes[done.index]
-                    .as_ref()
-                    .expect("records exist for hashed files")
-                    .0;
-                let result = done.outcome.as_ref().expect("checked is_ok");
-                write_one(file, hash, result, &mut record, env, &run_dir);
+            if let (true, Ok(result), Ok((hash, _))) = (
+                settings.write_pdf_changes,
+                &done.outcome,
+                &hashes[done.index],
+            ) {
+                write_one(file, *hash, result, &mut record, env, &run_dir);
             }
             emit(&record, &run_dir, cfg, &mut records, stdout)?;
             summary.count(&record);
