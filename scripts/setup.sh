@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(
   python3 python3-pip pkg-config
   poppler-utils qpdf                                  # tests compare with pdftotext/pdfinfo, qpdf --check
-  tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages
-  libtesseract-dev libleptonica-dev libclang-dev      # building the tesseract binding
+  tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
+  time                                                # peak memory in scripts/perf.sh
 )
 missing=()
 for p in "${packages[@]}"; do
