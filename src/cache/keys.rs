@@ -311,4 +311,45 @@ mod tests {
         assert_ne!(page_key(&H, 0, 2), page_key(&H, 0, 1));
         assert_ne!(doc_key(&H, 2), doc_key(&H, 1));
     }
+
+    #[test]
+    fn ocr_key_follows_page_and_ocr_settings_only() {
+        let base = ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 1);
+        assert_eq!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 1));
+        assert_ne!(base, ocr_key(&H, 3, 300, "eng", "tesseract 5.3.0", 1));
+        assert_ne!(base, ocr_key(&H, 2, 200, "eng", "tesseract 5.3.0", 1));
+        assert_ne!(base, ocr_key(&H, 2, 300, "eng+deu", "tesseract 5.3.0", 1));
+        assert_ne!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.4.0", 1));
+        assert_ne!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 2));
+        assert_ne!(
+            base,
+            ocr_key(&DocHash([8; 32]), 2, 300, "eng", "tesseract 5.3.0", 1)
+        );
+    }
+
+    #[test]
+    fn written_mark_follows_content_metadata_and_names() {
+        let base = written_key(&H, "{\"title\":\"T\"}", "A - T.pdf", "A - T.pdf");
+        assert_ne!(
+            base,
+            written_key(
+                &DocHash([8; 32]),
+                "{\"title\":\"T\"}",
+                "A - T.pdf",
+                "A - T.pdf"
+            )
+        );
+        assert_ne!(
+            base,
+            written_key(&H, "{\"title\":\"U\"}", "A - T.pdf", "A - T.pdf")
+        );
+        assert_ne!(
+            base,
+            written_key(&H, "{\"title\":\"T\"}", "A - T (1999).pdf", "A - T.pdf")
+        );
+        assert_ne!(
+            base,
+            written_key(&H, "{\"title\":\"T\"}", "A - T.pdf", "old.pdf")
+        );
+    }
 }

@@ -5,18 +5,19 @@
 //! Which input reaches which stage (each row is proved by a unit test in
 //! `keys.rs`: "X changed → only these keys changed"):
 //!
-//! | input                                   | memo | doc | page | ocr | vision | record |
-//! |-----------------------------------------|------|-----|------|-----|--------|--------|
-//! | file content (blake3)                   |      |  ✓  |  ✓   |     |        |   ✓    |
-//! | (device, inode, size, mtime)            |  ✓   |     |      |     |        |        |
-//! | page index                              |      |     |  ✓   |     |        |        |
-//! | rendered page image (blake3)            |      |     |      |  ✓  |   ✓    |        |
-//! | `MATTER_CONFIG.front.max_pages`         |      |     |      |     |        |   ✓    |
-//! | `MATTER_CONFIG.back` (mode, max, fields)|      |     |      |     |        |   ✓    |
-//! | `OCR_LANGUAGES`, `OCR_DPI`              |      |     |      |  ✓  |        |   ✓    |
-//! | `ANALYZE_WITH_VISION`, thresholds       |      |     |      |     |        |   ✓    |
-//! | `VLM_MODEL`, prompt version             |      |     |      |     |   ✓    |   ✓ (when vision is on) |
-//! | stage versions (`*_VERSION`)            |      | own | own  | own | own    | all upstream |
+//! | input                                   | memo | doc | page | ocr | vision | record | written |
+//! |-----------------------------------------|------|-----|------|-----|--------|--------|---------|
+//! | file content (blake3)                   |      |  ✓  |  ✓   |  ✓  |        |   ✓    |    ✓    |
+//! | (device, inode, size, mtime)            |  ✓   |     |      |     |        |        |         |
+//! | page index                              |      |     |  ✓   |  ✓  |        |        |         |
+//! | rendered page image (blake3)            |      |     |      |     |   ✓    |        |         |
+//! | `MATTER_CONFIG.front.max_pages`         |      |     |      |     |        |   ✓    |         |
+//! | `MATTER_CONFIG.back` (mode, max, fields)|      |     |      |     |        |   ✓    |         |
+//! | `OCR_LANGUAGES`, `OCR_DPI`, tesseract   |      |     |      |  ✓  |        |   ✓    |         |
+//! | `ANALYZE_WITH_VISION`, thresholds       |      |     |      |     |        |   ✓    |         |
+//! | `VLM_MODEL`, prompt version             |      |     |      |     |   ✓    |   ✓ (when vision is on) | |
+//! | decided metadata, proposed and current name |  |     |      |     |        |        |    ✓    |
+//! | stage versions (`*_VERSION`)            |      | own | own  | own | own    | all upstream |   |
 //!
 //! Not in any key, because they do not change a result: `--jobs`, `--json`,
 //! `-q`/`-v`, `PAGE_NUM_OFFSET` (records store 0-based pages and convert
