@@ -1,6 +1,6 @@
 //! Finder for `edition` candidates: edition statements ("Second edition",
 //! "2nd ed.", "Third edition, revised", "Edition 3", "4., durchgesehene
-//! Auflage", "Troisième édition", "segunda edición", "第3版", the CIP "—3
+//! Auflage", "Quatrième édition", "segunda edición", "第3版", the CIP "—3
 //! 版") normalised to the edition number as a string ("2", "3", "4"), or
 //! "revised" for an unnumbered revised edition.
 //!
@@ -208,7 +208,7 @@ static NUMBERED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             .to_string(),
         r"(?i)\b(erste|zweite|dritte|vierte|fünfte|sechste|siebte|siebente|achte|neunte|zehnte)[rn]?\s*,?\s*(?:[\p{L}-]+\s+)?auflage\b"
             .to_string(),
-        // French: "Troisième édition", "3e édition".
+        // French: "Quatrième édition", "3e édition".
         r"(?i)(?:^|[^\p{L}])(premi[eè]re|deuxi[eè]me|seconde|troisi[eè]me|quatri[eè]me|cinqui[eè]me|sixi[eè]me|septi[eè]me|huiti[eè]me|neuvi[eè]me|dixi[eè]me|\d{1,2}\s?(?:e|è|ème|eme|re|ère))\s+(?:[\p{L}]+\s+)?[ée]dition\b"
             .to_string(),
         // Spanish, Italian, Portuguese.
@@ -328,13 +328,13 @@ mod tests {
         assert_eq!(one("Third edition, revised"), Some(Number(3)));
         assert_eq!(one("Fourth revised and expanded edition"), Some(Number(4)));
         assert_eq!(
-            one("User's Guide, Edition 1 for release 1.2.7"),
+            one("Builder's Guide, Edition 1 for release 1.2.7"),
             Some(Number(1))
         );
         assert_eq!(one("4., durchgesehene Auflage"), Some(Number(4)));
         assert_eq!(one("2. Auflage 2012"), Some(Number(2)));
         assert_eq!(one("Zweite, überarbeitete Auflage"), Some(Number(2)));
-        assert_eq!(one("Troisième édition"), Some(Number(3)));
+        assert_eq!(one("Quatrième édition"), Some(Number(4)));
         assert_eq!(one("3e édition revue et augmentée"), Some(Number(3)));
         assert_eq!(one("segunda edición"), Some(Number(2)));
         assert_eq!(one("（第 3 版）"), Some(Number(3)));
@@ -352,11 +352,11 @@ mod tests {
         let title = page(
             3,
             &[
-                ("The Archive and the", 24.0, 132.0),
-                ("Algorithm", 24.0, 160.0),
-                ("Imogen Treadwell", 14.0, 285.0),
+                ("The Ledger and the", 24.0, 132.0),
+                ("Lantern", 24.0, 160.0),
+                ("Rosalind Ashcombe", 14.0, 285.0),
                 ("Second edition", 11.0, 463.0),
-                ("Harwick & Lowe", 10.5, 559.0),
+                ("Ashdown & Pryce", 10.5, 559.0),
             ],
         );
         let copy = body(
@@ -364,11 +364,11 @@ mod tests {
             300.0,
             &[
                 "Second edition published 2022",
-                "by Harwick & Lowe",
+                "by Ashdown & Pryce",
                 "First edition published 2015",
                 "Reprinted 2023",
-                "© 2015, 2022 Imogen Treadwell",
-                "Description: Second edition. | London ; New York : Harwick & Lowe, 2022.",
+                "© 2015, 2022 Rosalind Ashcombe",
+                "Description: Second edition. | London ; New York : Ashdown & Pryce, 2022.",
             ],
         );
         let contents = body(
@@ -403,8 +403,8 @@ mod tests {
                 "2. Auflage 2012",
                 "3., erweiterte Auflage 2016",
                 "4., durchgesehene Auflage 2019",
-                "ISBN 978-1-83729-511-1",
-                "© Lindenau Fachverlag GmbH, Leipzig 2009, 2019",
+                "ISBN 978-1-80466-211-3",
+                "© Rabenau Fachverlag GmbH, Leipzig 2009, 2019",
             ],
         );
         let c = run(&[p], 15);
@@ -423,10 +423,10 @@ mod tests {
         let title = page(
             0,
             &[
-                ("古籍修复技术", 26.0, 150.0),
-                ("——原理与实践", 16.0, 190.0),
+                ("纸本保护方法", 26.0, 150.0),
+                ("——概论与案例", 16.0, 190.0),
                 ("（第 3 版）", 14.0, 220.0),
-                ("澄江大学出版社", 14.0, 600.0),
+                ("青峦大学出版社", 14.0, 600.0),
             ],
         );
         let copy = body(
@@ -434,8 +434,8 @@ mod tests {
             200.0,
             &[
                 "图书在版编目（CIP）数据",
-                "古籍修复技术：原理与实践 / 李静怡编著. —3 版. —杭州：澄江大学出版社，2021.3",
-                "ISBN 978-1-62041-512-2",
+                "纸本保护方法：概论与案例 / 刘雨桐编著. —3 版. —苏州：青峦大学出版社，2021.3",
+                "ISBN 978-1-63179-512-1",
                 "版     次：2011 年 5 月第 1 版          2021 年 3 月第 3 版",
                 "印     次：2021 年 3 月第 1 次印刷",
             ],
@@ -472,12 +472,12 @@ mod tests {
     fn citations_and_versions_are_not_editions() {
         let mut lines: Vec<&str> = std::iter::repeat_n(PROSE, 6).collect();
         lines.push("References");
-        lines.push("Venables WN, Ripley BD (2002). Modern Applied Statistics with S. 4th edition. Springer-");
+        lines.push("Farrow KJ, Mercer PD (2002). Practical Applied Statistics with Q. 4th edition. Feldmann-");
         let refs = body(15, 100.0, &lines);
         let title = page(
             0,
             &[
-                ("Asymptote: the Vector Graphics Language", 24.0, 150.0),
+                ("Lattice: the Plot Description Language", 24.0, 150.0),
                 ("For version 2.85", 12.0, 200.0),
             ],
         );
@@ -490,10 +490,10 @@ mod tests {
         let title = page(
             0,
             &[
-                ("The Octave Queueing Package", 24.0, 150.0),
-                ("User's Guide, Edition 1 for release 1.2.7", 14.0, 190.0),
+                ("The Pyxis Markov Toolbox", 24.0, 150.0),
+                ("Builder's Guide, Edition 1 for release 1.2.7", 14.0, 190.0),
                 ("2020-03-21", 12.0, 210.0),
-                ("Moreno Marzolla", 14.0, 600.0),
+                ("Fabio Cervellin", 14.0, 600.0),
             ],
         );
         let c = run(&[title], 101);
@@ -504,8 +504,8 @@ mod tests {
             1,
             100.0,
             &[
-                "Copyright © 2020 Moreno Marzolla",
-                "This is the first edition of the Queueing package documentation, and is consistent with",
+                "Copyright © 2020 Fabio Cervellin",
+                "This is the first edition of the Markov toolbox documentation, and is consistent with",
                 "Permission is granted to make and distribute verbatim copies of this manual.",
             ],
         );

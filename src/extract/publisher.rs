@@ -7,13 +7,13 @@
 //!   together), "publié par", "erschienen bei", "出版发行：X";
 //!   never the licence formula "as published by the Free Software
 //!   Foundation";
-//! - the CIP imprint "Place : X, 2022" and "杭州：X出版社，2021";
-//! - the publisher line at the foot of the title page ("NORTHBOUND
+//! - the CIP imprint "Place : X, 2022" and "苏州：X出版社，2021";
+//! - the publisher line at the foot of the title page ("WESTERLY
 //!   UNIVERSITY PRESS" above "Edinburgh");
-//! - a copyright holder that is an organisation ("© Éditions Bréval & Cie,
+//! - a copyright holder that is an organisation ("© Éditions Varène & Cie,
 //!   Paris, 2019"), never a person;
 //! - an organisation repeated in the running heads/feet of a paper
-//!   ("USENIX Association").
+//!   ("ATLIS Association").
 //!
 //! Names are cut at the address, year or bracket that follows them, a
 //! leading "the" is dropped, and all-capital names are title-cased.
@@ -213,7 +213,7 @@ fn read_name(s: &str) -> Option<String> {
     let mut end = s.len();
     let mut from = 0;
     while let Some(m) = NAME_END.find_at(s, from) {
-        // "Harwick & Co. Ltd": a full stop after an abbreviation goes on.
+        // "Ashdown & Co. Ltd": a full stop after an abbreviation goes on.
         if m.as_str().starts_with('.') {
             let word = s[..m.start()]
                 .rsplit(|c: char| c.is_whitespace())
@@ -255,7 +255,7 @@ fn read_name(s: &str) -> Option<String> {
 }
 
 /// Trims punctuation and a leading "the", title-cases all-capital words of
-/// a multi-word name ("NORTHBOUND UNIVERSITY PRESS" → "Northbound
+/// a multi-word name ("WESTERLY UNIVERSITY PRESS" → "Westerly
 /// University Press"; "MIT PRESS" keeps "MIT").
 pub fn clean_name(s: &str) -> String {
     let s = s
@@ -320,7 +320,7 @@ fn published_by(p: &PageCtx, i: usize, joined: &str) -> Option<(String, f32, &'s
     }
     let after = &joined[m.end()..];
     let mut name = read_name(after)?;
-    // "... by Small Hours" + "Press, Vancouver": run on over the line break
+    // "... by Quiet Harbour" + "Press, Halifax": run on over the line break
     // when that completes an organisation name.
     let starts_on_line = m.end() < t.len();
     if starts_on_line && !is_org(&name) && after.contains('\n') {
@@ -381,7 +381,7 @@ fn copyright_holder(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)>
     let rest = &t[m.end()..];
     let lead = HOLDER_LEAD.find(rest).map_or(0, |x| x.end());
     let name = read_name(&rest[lead..])?;
-    // A joint notice ("X College and Eleanor Stride") or a person is no
+    // A joint notice ("X College and Harriet Coombe") or a person is no
     // publisher.
     if !is_org(&name) || name.contains(" and ") || name.contains(" und ") {
         return None;
@@ -484,13 +484,13 @@ mod tests {
     #[test]
     fn cleans_names() {
         assert_eq!(
-            clean_name("NORTHBOUND UNIVERSITY PRESS"),
-            "Northbound University Press"
+            clean_name("WESTERLY UNIVERSITY PRESS"),
+            "Westerly University Press"
         );
-        assert_eq!(clean_name("ÉDITIONS BRÉVAL & Cie"), "Éditions Bréval & Cie");
-        assert_eq!(clean_name("the Debian Project"), "Debian Project");
+        assert_eq!(clean_name("ÉDITIONS VARÈNE & Cie"), "Éditions Varène & Cie");
+        assert_eq!(clean_name("the Quillon Project"), "Quillon Project");
         assert_eq!(clean_name("MIT PRESS"), "MIT Press");
-        assert_eq!(clean_name("USENIX"), "USENIX");
+        assert_eq!(clean_name("ATLIS"), "ATLIS");
     }
 
     #[test]
@@ -498,11 +498,11 @@ mod tests {
         let title = page(
             3,
             &[
-                ("The Archive and the", 23.9, 132.0),
-                ("Algorithm", 23.9, 160.0),
-                ("Imogen Treadwell", 13.9, 285.0),
+                ("The Ledger and the", 23.9, 132.0),
+                ("Lantern", 23.9, 160.0),
+                ("Rosalind Ashcombe", 13.9, 285.0),
                 ("Second edition", 11.0, 463.0),
-                ("Harwick & Lowe", 10.5, 559.0),
+                ("Ashdown & Pryce", 10.5, 559.0),
                 ("LONDON AND NEW YORK", 10.5, 573.0),
             ],
         );
@@ -511,21 +511,21 @@ mod tests {
             300.0,
             &[
                 "Second edition published 2022",
-                "by Harwick & Lowe",
+                "by Ashdown & Pryce",
                 "14 Verity Lane, London EC1R 3AF",
-                "© 2015, 2022 Imogen Treadwell",
+                "© 2015, 2022 Rosalind Ashcombe",
                 "Library of Congress Cataloging-in-Publication Data",
-                "Description: Second edition. | London ; New York : Harwick & Lowe, 2022. | Includes",
-                "ISBN: 978-1-915862-40-2 (hbk)",
+                "Description: Second edition. | London ; New York : Ashdown & Pryce, 2022. | Includes",
+                "ISBN: 978-1-914673-40-5 (hbk)",
             ],
         );
         let c = run(&[title, copy], 16);
         let (v, s) = best(&c).unwrap();
-        assert_eq!(v, "Harwick & Lowe");
+        assert_eq!(v, "Ashdown & Pryce");
         assert!(s >= 0.8);
         assert!(
             c.iter()
-                .all(|c| c.value != Value::Text("Imogen Treadwell".into()))
+                .all(|c| c.value != Value::Text("Rosalind Ashcombe".into()))
         );
     }
 
@@ -551,9 +551,9 @@ mod tests {
             1,
             100.0,
             &[
-                "Copyright c 2004-23 Andy Hammerlindl, John Bowman, and Tom Prince.",
-                "Copyright © 1999–2022 R Core Team",
-                "© Hallgarth College and Eleanor Stride 2014",
+                "Copyright c 2004-23 Greg Tillinghast, Paul Dorsey, and Sam Keller.",
+                "Copyright © 1999–2022 Q Core Team",
+                "© Ashworth College and Harriet Coombe 2014",
                 "Permission is granted to copy, distribute and/or modify this document.",
             ],
         );
@@ -565,10 +565,10 @@ mod tests {
         let title = page(
             1,
             &[
-                ("Initiation à la phonétique du", 22.0, 150.0),
+                ("Découverte de la prosodie du", 22.0, 150.0),
                 ("français", 22.0, 180.0),
-                ("Troisième édition", 14.0, 260.0),
-                ("ÉDITIONS BRÉVAL & Cie", 12.0, 600.0),
+                ("Quatrième édition", 14.0, 260.0),
+                ("ÉDITIONS VARÈNE & Cie", 12.0, 600.0),
                 ("Paris", 11.0, 620.0),
             ],
         );
@@ -576,15 +576,15 @@ mod tests {
             2,
             200.0,
             &[
-                "© Éditions Bréval & Cie, Paris, 2008, 2013, 2019",
+                "© Éditions Varène & Cie, Paris, 2008, 2013, 2019",
                 "Toute reproduction ou représentation intégrale ou partielle est illicite.",
-                "ISBN : 978-1-84921-902-0",
+                "ISBN : 978-1-85237-902-5",
                 "Dépôt légal : août 2019",
             ],
         );
         let c = run(&[title, copy], 16);
         let (v, s) = best(&c).unwrap();
-        assert_eq!(v, "Éditions Bréval & Cie");
+        assert_eq!(v, "Éditions Varène & Cie");
         assert!(s >= 0.5);
         assert!(c.iter().all(|c| c.value != Value::Text("Paris".into())));
     }
@@ -594,9 +594,9 @@ mod tests {
         let p = page(
             0,
             &[
-                ("A Gentle Introduction to TEX", 20.0, 100.0),
-                ("A Manual for Self-study", 14.0, 130.0),
-                ("Michael Doob", 12.0, 400.0),
+                ("A Patient Introduction to TEX", 20.0, 100.0),
+                ("A Handbook for Home-study", 14.0, 130.0),
+                ("Walter Frisk", 12.0, 400.0),
                 ("Department of Mathematics", 10.0, 420.0),
                 ("The University of Manitoba", 10.0, 435.0),
                 ("Winnipeg, Manitoba, Canada R3T 2N2", 10.0, 450.0),
@@ -641,15 +641,15 @@ mod tests {
             15,
             300.0,
             &[
-                "Notes from a Night Train was published in 2019 by Small Hours",
-                "Press, Vancouver, British Columbia.",
-                "ISBN 978-1-7752013-6-6",
+                "Letters from a Slow Boat was published in 2019 by Quiet Harbour",
+                "Press, Halifax, Nova Scotia.",
+                "ISBN 978-1-7731943-6-3",
                 "Set in Palatino. Printed on recycled paper.",
             ],
         );
         let c = run(&[p], 17);
         let (v, s) = best(&c).unwrap();
-        assert_eq!(v, "Small Hours Press");
+        assert_eq!(v, "Quiet Harbour Press");
         assert!(s >= 0.5);
     }
 
@@ -660,13 +660,13 @@ mod tests {
             200.0,
             &[
                 "图书在版编目（CIP）数据",
-                "古籍修复技术 / 李静怡编著. —3 版. —杭州：澄江大学出版社，2021.3",
-                "ISBN 978-1-62041-512-2",
-                "出版发行：澄江大学出版社",
+                "纸本保护方法 / 刘雨桐编著. —3 版. —苏州：青峦大学出版社，2021.3",
+                "ISBN 978-1-63179-512-1",
+                "出版发行：青峦大学出版社",
             ],
         );
         let c = run(&[p], 16);
-        assert_eq!(best(&c).unwrap().0, "澄江大学出版社");
+        assert_eq!(best(&c).unwrap().0, "青峦大学出版社");
     }
 
     #[test]
@@ -675,9 +675,9 @@ mod tests {
             let mut lines: Vec<(&str, f32, f32)> = (0..40)
                 .map(|k| (PROSE, 10.0, 80.0 + 15.0 * k as f32))
                 .collect();
-            lines.push(("USENIX Association", 9.0, 750.0));
+            lines.push(("ATLIS Association", 9.0, 750.0));
             lines.push((
-                "15th USENIX Conference on File and Storage Technologies",
+                "15th ATLIS Conference on Data and Storage Systems",
                 9.0,
                 750.0,
             ));
@@ -685,35 +685,38 @@ mod tests {
         };
         let c = run(&[mk(1), mk(2), mk(3)], 15);
         let (v, s) = best(&c).unwrap();
-        assert_eq!(v, "USENIX Association");
+        assert_eq!(v, "ATLIS Association");
         assert!(s >= 0.5);
     }
 
     #[test]
-    fn journal_back_page_and_debian_project() {
+    fn journal_back_page_and_quillon_project() {
         let back = body(
             17,
             600.0,
             &[
-                "Journal of Statistical Software",
-                "published by the Foundation for Open Access Statistics",
+                "Journal of Modelling Software",
+                "published by the Society for Open Computational Methods",
                 "October 2018, Volume 87, Issue 7",
             ],
         );
         let c = run(&[back], 18);
-        assert_eq!(best(&c).unwrap().0, "Foundation for Open Access Statistics");
+        assert_eq!(
+            best(&c).unwrap().0,
+            "Society for Open Computational Methods"
+        );
         assert!(best(&c).unwrap().1 >= 0.5);
         let copy = body(
             1,
             100.0,
             &[
-                "Copyright © 1983–2021 Thaddeus H. Black.",
-                "This book is published by the Debian Project [37]. Besides in Debian",
+                "Copyright © 1983–2021 Cornelius P. Hart.",
+                "This book is published by the Quillon Project [37]. Besides in Quillon",
                 "GNU/Linux and its derivatives [19], you can fetch the book’s latest",
                 "This book is free software.",
             ],
         );
         let c = run(&[copy], 796);
-        assert_eq!(best(&c).unwrap().0, "Debian Project");
+        assert_eq!(best(&c).unwrap().0, "Quillon Project");
     }
 }
