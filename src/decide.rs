@@ -319,11 +319,11 @@ mod tests {
     fn agreement_across_pages_beats_a_lone_stronger_candidate() {
         let c = vec![
             title("Catalogue of Things", 0.6, 2),
-            title("The Archive and the Algorithm", 0.45, 0),
-            title("The archive and the algorithm", 0.5, 4),
+            title("The Ledger and the Lantern", 0.45, 0),
+            title("The ledger and the lantern", 0.5, 4),
             cand(
                 Field::Title,
-                Value::Text("The Archive and the Algorithm".into()),
+                Value::Text("The Ledger and the Lantern".into()),
                 0.35,
                 None,
                 Via::PdfInfo,
@@ -332,7 +332,7 @@ mod tests {
         let d = decide(&c);
         assert_eq!(
             d.metadata.title.as_deref(),
-            Some("The archive and the algorithm")
+            Some("The ledger and the lantern")
         );
         assert_eq!(d.sources[&Field::Title], (Some(4), Via::Text));
     }
@@ -340,15 +340,15 @@ mod tests {
     #[test]
     fn subtitle_comes_with_its_title() {
         let c = vec![
-            title("Coastal Commons", 0.8, 1),
+            title("Upland Pastures", 0.8, 1),
             cand(
                 Field::Subtitle,
-                Value::Text("Fisheries, Tenure and Customary Law".into()),
+                Value::Text("Grazing, Tenure and Common Rights".into()),
                 0.8,
                 Some(1),
                 Via::Text,
             ),
-            title("Coastal Commons", 0.45, 0),
+            title("Upland Pastures", 0.45, 0),
             cand(
                 Field::Subtitle,
                 Value::Text("Something Else".into()),
@@ -358,10 +358,10 @@ mod tests {
             ),
         ];
         let d = decide(&c);
-        assert_eq!(d.metadata.title.as_deref(), Some("Coastal Commons"));
+        assert_eq!(d.metadata.title.as_deref(), Some("Upland Pastures"));
         assert_eq!(
             d.metadata.subtitle.as_deref(),
-            Some("Fisheries, Tenure and Customary Law")
+            Some("Grazing, Tenure and Common Rights")
         );
         assert_eq!(d.sources[&Field::Subtitle], (Some(1), Via::Text));
     }
@@ -370,18 +370,18 @@ mod tests {
     fn below_minimum_nothing_is_reported() {
         let c = vec![
             title("One", 0.2, 3),
-            names(&["Ines Valkonen"], 0.25, Some(16), Via::Text),
+            names(&["Liisa Harjunen"], 0.25, Some(16), Via::Text),
         ];
         let d = decide(&c);
         assert_eq!(d.metadata, Metadata::default());
         assert!(d.sources.is_empty());
         // Two weak witnesses that agree are enough.
         let c = vec![
-            names(&["Ines Valkonen"], 0.3, Some(16), Via::Text),
-            names(&["Ines Valkonen"], 0.35, Some(1), Via::Text),
+            names(&["Liisa Harjunen"], 0.3, Some(16), Via::Text),
+            names(&["Liisa Harjunen"], 0.35, Some(1), Via::Text),
         ];
         let d = decide(&c);
-        assert_eq!(d.metadata.authors, vec!["Ines Valkonen"]);
+        assert_eq!(d.metadata.authors, vec!["Liisa Harjunen"]);
         assert_eq!(d.sources[&Field::Authors], (Some(1), Via::Text));
         assert!(!d.metadata.is_complete());
     }
@@ -391,18 +391,18 @@ mod tests {
         let c = vec![
             cand(
                 Field::Title,
-                Value::Text("Thaddeus H. Black".into()),
+                Value::Text("Cornelius P. Hart".into()),
                 0.35,
                 None,
                 Via::PdfInfo,
             ),
-            title("Derivations of Applied Mathematics", 0.3, 0),
-            names(&["Thaddeus H. Black"], 0.7, Some(0), Via::Text),
+            title("Foundations of Numerical Geometry", 0.3, 0),
+            names(&["Cornelius P. Hart"], 0.7, Some(0), Via::Text),
         ];
         let d = decide(&c);
         assert_eq!(
             d.metadata.title.as_deref(),
-            Some("Derivations of Applied Mathematics")
+            Some("Foundations of Numerical Geometry")
         );
         assert!(d.metadata.is_complete());
     }
@@ -410,26 +410,26 @@ mod tests {
     #[test]
     fn authors_agree_by_surnames_and_generic_fields_by_value() {
         let c = vec![
-            names(&["W. N. Venables", "D. M. Smith"], 0.6, Some(0), Via::Text),
-            names(&["Bill Venables", "David Smith"], 0.3, None, Via::PdfInfo),
-            names(&["R. Gentleman", "R. Ihaka"], 0.7, Some(1), Via::Text),
+            names(&["K. J. Farrow", "P. L. Jones"], 0.6, Some(0), Via::Text),
+            names(&["Kevin Farrow", "Peter Jones"], 0.3, None, Via::PdfInfo),
+            names(&["T. Marwick", "S. Pohatu"], 0.7, Some(1), Via::Text),
             cand(
                 Field::Isbn,
-                Value::Text("9781915862402".into()),
+                Value::Text("9781914673405".into()),
                 0.5,
                 Some(4),
                 Via::Text,
             ),
             cand(
                 Field::Isbn,
-                Value::Text("9781915862419".into()),
+                Value::Text("9781914673412".into()),
                 0.45,
                 Some(4),
                 Via::Text,
             ),
             cand(
                 Field::Isbn,
-                Value::Text("9781915862419".into()),
+                Value::Text("9781914673412".into()),
                 0.45,
                 Some(15),
                 Via::Ocr,
@@ -437,25 +437,25 @@ mod tests {
             cand(Field::Year, Value::Number(2022), 0.2, Some(4), Via::Text),
         ];
         let d = decide(&c);
-        assert_eq!(d.metadata.authors, vec!["W. N. Venables", "D. M. Smith"]);
-        assert_eq!(d.metadata.isbn.as_deref(), Some("9781915862419"));
+        assert_eq!(d.metadata.authors, vec!["K. J. Farrow", "P. L. Jones"]);
+        assert_eq!(d.metadata.isbn.as_deref(), Some("9781914673412"));
         assert_eq!(d.metadata.year, None);
     }
 
     #[test]
     fn vision_title_brings_its_subtitle_and_agrees_with_text() {
         let c = vec![
-            title("An Introduction to R", 0.5, 0),
+            title("An Introduction to Q", 0.5, 0),
             cand(
                 Field::Title,
-                Value::Text("An Introduction to R".into()),
+                Value::Text("An Introduction to Q".into()),
                 0.6,
                 Some(0),
                 Via::Vision,
             ),
             cand(
                 Field::Subtitle,
-                Value::Text("Notes on R: A Programming Environment".into()),
+                Value::Text("Notes on Q: A Computing Environment".into()),
                 0.45,
                 Some(0),
                 Via::Vision,
@@ -474,7 +474,7 @@ mod tests {
         assert_eq!(d.sources[&Field::Title], (Some(0), Via::Vision));
         assert_eq!(
             d.metadata.subtitle.as_deref(),
-            Some("Notes on R: A Programming Environment")
+            Some("Notes on Q: A Computing Environment")
         );
     }
 

@@ -517,14 +517,10 @@ mod tests {
 
     #[test]
     fn default_template() {
-        let m = meta(
-            "The Archive and the Algorithm",
-            &["Ada Lovelace"],
-            Some(2004),
-        );
+        let m = meta("The Ledger and the Lantern", &["Ada Lovelace"], Some(2004));
         assert_eq!(
             proposed_filename(&m, &settings(250)).unwrap(),
-            "Lovelace - The Archive and the Algorithm (2004).pdf"
+            "Lovelace - The Ledger and the Lantern (2004).pdf"
         );
     }
 

@@ -170,7 +170,7 @@ mod tests {
             "%PDF-1.7\n{}{}{}1 0 obj\n<< /Type /Catalog /Pages 2 0 R /Metadata 12 0 R >>\nendobj\n%%EOF",
             // A logo with its own packet, referenced from an image dict.
             obj(11, "/Type /XObject /Subtype /Image /Metadata 13 0 R", ""),
-            obj(13, "/Type /Metadata", &title("usenix_logo")),
+            obj(13, "/Type /Metadata", &title("atlis_logo")),
             obj(12, "/Type /Metadata /Subtype /XML", &doc),
         );
         let got = parse(file.as_bytes()).unwrap();

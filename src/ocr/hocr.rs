@@ -215,7 +215,7 @@ mod tests {
     <p class='ocr_par' id='par_1_1' lang='eng' title="bbox 245 833 1262 935">
      <span class='ocr_line' id='line_1_1' title="bbox 245 833 1262 935; baseline 0.017 -36; x_size 93; x_descenders 25; x_ascenders 24">
       <span class='ocrx_word' id='word_1_1' title='bbox 245 833 479 903; x_wconf 96'>Notes</span>
-      <span class='ocrx_word' id='word_1_2' title='bbox 506 835 699 906; x_wconf 95.5'>Harwick &amp; Lowe&#39;s</span>
+      <span class='ocrx_word' id='word_1_2' title='bbox 506 835 699 906; x_wconf 95.5'>Ashdown &amp; Pryce&#39;s</span>
      </span>
     </p>
    </div>
@@ -248,7 +248,7 @@ mod tests {
                 y1: 903.0
             }
         );
-        assert_eq!(lines[0].words[1].text, "Harwick & Lowe's");
+        assert_eq!(lines[0].words[1].text, "Ashdown & Pryce's");
         assert_eq!(lines[0].words[1].conf, 95.5);
         // A header line counts as a line; markup inside a word is dropped,
         // blank words are not kept.

@@ -362,7 +362,7 @@ mod tests {
                     size: 10.0,
                     x: 40.0,
                     baseline: 420.0,
-                    text: "ISBN 978-1-915862-40-2",
+                    text: "ISBN 978-1-914673-40-5",
                 },
                 Placed {
                     size: 10.0,
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(page.via, Via::Ocr);
         assert_eq!((page.index, page.width, page.height), (3, w, h));
         let text = page.plain_text();
-        assert!(text.contains("978-1-915862-40-2"), "{text}");
+        assert!(text.contains("978-1-914673-40-5"), "{text}");
         let conf = page.ocr_confidence.unwrap();
         assert!(conf > 60.0, "confidence {conf}");
 
@@ -538,8 +538,8 @@ mod tests {
     fn needs_ocr_for_missing_or_garbage_text_only() {
         let born_digital = text_page(
             &[
-                "Copyright © 2019 Small Hours Press, Vancouver.",
-                "All rights reserved. ISBN 978-1-77520-136-6",
+                "Copyright © 2019 Quiet Harbour Press, Halifax.",
+                "All rights reserved. ISBN 978-1-77319-436-3",
                 "Printed in Canada — first printing, 2019.",
             ],
             0.0,
