@@ -51,7 +51,7 @@ pub(crate) enum LineKind {
     },
     /// Affiliation, address, e-mail or URL: may sit between name lines.
     Affiliation,
-    /// A credit that is not authorship ("Photographs by Dave Stroud").
+    /// A credit that is not authorship ("Photographs by Neil Garside").
     Credit,
     Other,
 }
@@ -973,7 +973,7 @@ mod tests {
     #[test]
     fn non_names_are_not_names() {
         for s in [
-            "Wageningen University & Research",
+            "Hoogeveld University & Research",
             "Harbor Point University and 2 Norvale Research—Eastfield",
             "Department of Mathematics",
             "fabio.cervellin@unival.it",
@@ -987,12 +987,12 @@ mod tests {
             "Second edition",
             "Varène PAO",
             "苏州",
-            "Revised 7 January 2021",
-            "Winnipeg, Manitoba, Canada R3T 2N2",
+            "Revised 14 March 2021",
+            "Brandon, Keewatin, Canada R7A 5K9",
         ] {
             assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
         }
-        assert_eq!(classify("Photographs by Dave Stroud"), LineKind::Credit);
+        assert_eq!(classify("Photographs by Neil Garside"), LineKind::Credit);
         assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
         assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);
         assert_eq!(
@@ -1038,7 +1038,7 @@ mod tests {
                     ("Suppers from a", 30.0, 166.0),
                     ("Canalside Kitchen", 30.0, 198.0),
                     ("Easy Meals for Days on the Water", 15.0, 243.0),
-                    ("Photographs by Dave Stroud", 14.0, 295.0),
+                    ("Photographs by Neil Garside", 14.0, 295.0),
                 ],
             ),
             page(
@@ -1064,7 +1064,7 @@ mod tests {
     fn paper_authors_between_title_and_abstract() {
         let mut lines = vec![
             line_at("Journal of Modelling Software", 21.5, 96.0, 202.0),
-            line_at("October 2018, Volume 87, Issue 7.", 8.3, 130.0, 187.0),
+            line_at("October 2018, Volume 112, Issue 4.", 8.3, 130.0, 187.0),
             line_at(
                 "Robust Self-Adjusting Trees in arborist 3.0",
                 12.9,
@@ -1073,13 +1073,13 @@ mod tests {
             ),
             line_at("Bas Veldkamp", 9.0, 268.4, 166.0),
             line_at("Maarten Oosterbroek", 9.0, 268.4, 331.0),
-            line_at("Wageningen University & Research", 9.1, 282.1, 122.0),
-            line_at("Wageningen University & Research", 9.1, 282.1, 316.0),
+            line_at("Hoogeveld University & Research", 9.1, 282.1, 122.0),
+            line_at("Hoogeveld University & Research", 9.1, 282.1, 316.0),
             line_at("Abstract", 7.5, 331.6, 279.0),
         ];
         for k in 0..20 {
             let mut l = line_at(
-                "Self-organizing maps (SOMs) are popular tools for grouping and visualizing data in",
+                "Self-adjusting trees (SATs) are popular tools for indexing and searching data in",
                 9.0,
                 350.0 + k as f32 * 12.0,
                 80.0,

@@ -552,9 +552,9 @@ mod tests {
             100.0,
             &[
                 "Also by Rosalind Ashcombe",
-                "Paper Trails: Record-Keeping in Early Modern England",
+                "Ink and Ledger: Bookkeeping in Late Georgian Bristol",
                 "(ISBN 978-1-85237-713-7)",
-                "Counting the Poor: Parish Relief and Its Records, 1601–1834",
+                "Tending the Sick: Hospital Wards and Their Registers, 1702–1861",
                 "(ISBN 978-1-85237-758-8)",
             ],
         );
@@ -694,8 +694,8 @@ mod tests {
                 PROSE,
                 PROSE,
                 "More from the same house:",
-                "Paper Trails  ISBN 978-1-85237-713-7  $24.95",
-                "Counting the Poor  ISBN 978-1-85237-758-8  $29.95",
+                "Ink and Ledger  ISBN 978-1-85237-713-7  $24.95",
+                "Tending the Sick  ISBN 978-1-85237-758-8  $29.95",
                 "Découverte  ISBN 978-1-85237-902-5  $19.95",
             ],
         );
@@ -711,8 +711,8 @@ mod tests {
             &[
                 ("Studies in Quantitative Archaeology", 14.0, 100.0),
                 ("Series editor: Mary Wren", 10.0, 130.0),
-                ("1. Counting the Poor  ISBN 978-1-85237-758-8", 10.0, 160.0),
-                ("2. Paper Trails  ISBN 978-1-85237-713-7", 10.0, 175.0),
+                ("1. Tending the Sick  ISBN 978-1-85237-758-8", 10.0, 160.0),
+                ("2. Ink and Ledger  ISBN 978-1-85237-713-7", 10.0, 175.0),
                 ("3. Découverte  ISBN 978-1-85237-902-5", 10.0, 190.0),
             ],
         );

@@ -561,8 +561,8 @@ mod tests {
         );
         assert_eq!(join_lines(["imple-", "menting"]), "implementing");
         assert_eq!(
-            join_lines(["User-", "Space File Systems"]),
-            "User-Space File Systems"
+            join_lines(["Log-", "Structured File Systems"]),
+            "Log-Structured File Systems"
         );
         assert_eq!(join_lines(["纸本保护", "方法"]), "纸本保护方法");
     }

@@ -193,7 +193,7 @@ mod tests {
                 "© 2015, 2022 Rosalind Ashcombe",
                 "Library of Congress Cataloging-in-Publication Data",
                 "Identifiers: LCCN 2019047312 (print) | LCCN 2019047313 (ebook) | ISBN 9781914673405",
-                "Classification: LCC D16.12 .T74 2022 (print) | DDC 907.2—dc23",
+                "Classification: LCC D16.18 .A84 2022 (print) | DDC 907.2—dc23",
                 "LC record available at https://lccn.loc.gov/2019047312",
             ],
         );

@@ -16,8 +16,8 @@
 //!   older copyright year than the document's latest is weak;
 //! - "published (in) YYYY";
 //! - the CIP imprint "Place : Publisher, YYYY" / "出版社，2021";
-//! - a date line ("October 2018", "2020-03-21", "Revised 7 January 2021",
-//!   "30. 11. 2012", a bare "2014" or "Praha – léto 2002, podzim 2012") on
+//! - a date line ("October 2018", "2020-03-21", "Revised 14 March 2021",
+//!   "30. 11. 2012", a bare "2014" or "Brno – léto 2002, podzim 2012") on
 //!   the title page, the first page's header, or the first few pages.
 //!
 //! Years in reference lists, citations ("(2005)"), also-by lists, contents
@@ -571,7 +571,7 @@ mod tests {
     #[test]
     fn ranges_and_iso_dates() {
         let ys = |s: &str| years_in(s).iter().map(|y| y.year).collect::<Vec<_>>();
-        assert_eq!(ys("Copyright c 2004-23 Andy"), vec![2004, 2023]);
+        assert_eq!(ys("Copyright c 2004-23 Greg"), vec![2004, 2023]);
         assert_eq!(ys("© 1983–2021 Cornelius"), vec![1983, 2021]);
         assert_eq!(ys("2020-03-21"), vec![2020]);
         assert_eq!(ys("2008-09-15"), vec![2008]);
@@ -611,7 +611,7 @@ mod tests {
             300.0,
             &[
                 "First published in 2020 by Heron Quay Books",
-                "27 Chandos Mews, London W2 4LT",
+                "31 Kestrel Mews, London SE5 8RB",
                 "Copyright © Liisa Harjunen 2020",
                 "ISBN 978-1-906342-77-7 (paperback)",
             ],
@@ -661,7 +661,7 @@ mod tests {
             &[
                 "图书在版编目（CIP）数据",
                 "纸本保护方法 / 刘雨桐编著. —3 版. —苏州：青峦大学出版社，2021.3",
-                "中国版本图书馆 CIP 数据核字（2021）第 031857 号",
+                "中国版本图书馆 CIP 数据核字（2021）第 052846 号",
                 "版     次：2011 年 5 月第 1 版          2021 年 3 月第 3 版",
                 "印     次：2021 年 3 月第 1 次印刷",
             ],
@@ -677,7 +677,7 @@ mod tests {
     fn paper_header_and_title_page_dates() {
         let mut lines = vec![
             ("Journal of Modelling Software", 27.9, 96.4),
-            ("October 2018, Volume 87, Issue 7.", 10.0, 130.0),
+            ("October 2018, Volume 112, Issue 4.", 10.0, 130.0),
             ("doi: 10.20746/jms.v112.i04", 10.0, 130.0),
         ];
         lines.extend((0..30).map(|k| (PROSE, 10.9, 300.0 + 13.0 * k as f32)));
@@ -710,11 +710,7 @@ mod tests {
             &[
                 ("Návod k QZTEXu", 22.6, 195.0),
                 ("Pavel Kročák", 22.6, 279.0),
-                (
-                    "Hněvanice, Morávka, Praha – léto 2002, podzim 2012",
-                    10.9,
-                    623.0,
-                ),
+                ("Vlčnov, Lhotka, Brno – léto 2002, podzim 2012", 10.9, 623.0),
             ],
         );
         let c = run(&[czech], 48);
@@ -813,7 +809,7 @@ mod tests {
                 212.0,
             ),
             (
-                "package its (Heywood 2009, archived on CRAN) and the S3 class",
+                "package tsx (Ashby 2009, archived on CRAN) and the S3 class",
                 10.0,
                 224.0,
             ),
