@@ -1064,7 +1064,7 @@ mod tests {
     fn paper_authors_between_title_and_abstract() {
         let mut lines = vec![
             line_at("Journal of Modelling Software", 21.5, 96.0, 202.0),
-            line_at("October 2018, Volume 112, Issue 4.", 8.3, 130.0, 187.0),
+            line_at("October 2018, Volume 64, Issue 4.", 8.3, 130.0, 187.0),
             line_at(
                 "Robust Self-Adjusting Trees in arborist 3.0",
                 12.9,

@@ -697,7 +697,7 @@ mod tests {
             &[
                 "Journal of Modelling Software",
                 "published by the Society for Open Computational Methods",
-                "October 2018, Volume 112, Issue 4",
+                "October 2018, Volume 64, Issue 4",
             ],
         );
         let c = run(&[back], 18);

@@ -677,8 +677,8 @@ mod tests {
     fn paper_header_and_title_page_dates() {
         let mut lines = vec![
             ("Journal of Modelling Software", 27.9, 96.4),
-            ("October 2018, Volume 112, Issue 4.", 10.0, 130.0),
-            ("doi: 10.20746/jms.v112.i04", 10.0, 130.0),
+            ("October 2018, Volume 64, Issue 4.", 10.0, 130.0),
+            ("doi: 10.20746/jms.v064.i04", 10.0, 130.0),
         ];
         lines.extend((0..30).map(|k| (PROSE, 10.9, 300.0 + 13.0 * k as f32)));
         let c = run(&[page(0, &lines)], 18);
