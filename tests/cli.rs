@@ -372,3 +372,30 @@ fn write_mode_appends_metadata_renames_and_undo_restores_every_byte() {
     );
     assert_eq!(p.snapshot(), before, "the library is as it was before");
 }
+
+#[test]
+fn fallback_reads_back_matter_only_when_a_wanted_field_is_missing() {
+    let p = TestProject::new();
+    p.add(BOOK, "b.pdf");
+    let run = |fields: &str| {
+        p.config(&format!(
+            "[MATTER_CONFIG.front]\nmax_pages = 4\n[MATTER_CONFIG.back]\nmode = \"fallback\"\nmax_pages = 3\nfields = {{ {fields} }}\n"
+        ));
+        let (out, r) = p.run_json(&["run"]);
+        assert_eq!(out.status.code(), Some(0));
+        r[0]["pages_read"]["back"].as_array().unwrap().len()
+    };
+    // Title, authors, ISBN and LCCN are all on the first four pages.
+    assert_eq!(
+        run("isbn = true, loc = true"),
+        0,
+        "nothing wanted is missing"
+    );
+    // This book prints no edition: wanting one sends colophon to the back.
+    assert_eq!(run("edition = true"), 3);
+    assert_eq!(
+        p.summary()["pages read by pdfium"],
+        3,
+        "front pages came from the cache"
+    );
+}
