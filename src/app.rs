@@ -439,6 +439,7 @@ pub fn run(
         for done in done_rx {
             let file = &files[done.index];
             let hash_hex = hashes[done.index].as_ref().ok().map(|(h, _)| h.hex());
+            reporter.pages_done(done.summary.pages_read + done.summary.ocr_pages);
             summary += done.summary;
             let mut record = match &done.outcome {
                 Ok(result) => {
