@@ -435,6 +435,19 @@ pub fn run(
         drop(done_tx);
         drop(job_rx);
 
+        // Annotation exports are written by a thread of their own: creating
+        // two small files per record is most of a warm run's time (kernel
+        // time), and reporting need not wait for it. The channel is bounded
+        // so that records do not pile up in memory when the disk is slow.
+        let (ann_tx, ann_rx) = crossbeam_channel::bounded::<Record>(256);
+        let ann_writers: Vec<_> = (0..ANN_WRITERS)
+            .map(|_| {
+                let (ann_dir, ann_rx) = (run_dir.ann_dir(), ann_rx.clone());
+                scope.spawn(move || write_exports(&ann_dir, ann_rx))
+            })
+            .collect();
+        drop(ann_rx);
+
         // The calling thread reports, in completion order.
         for done in done_rx {
             let file = &files[done.index];
@@ -459,9 +472,17 @@ pub fn run(
             ) {
                 write_one(file, *hash, result, &mut record, env, &run_dir);
             }
-            emit(&record, &run_dir, cfg, &mut records, stdout)?;
+            emit(&record, cfg, &mut records, stdout)?;
             summary.count(&record);
             reporter.file_done();
+            if ann_tx.send(record).is_err() {
+                break; // the writer failed: its error is returned below
+            }
+        }
+        drop(ann_tx);
+        for w in ann_writers {
+            w.join()
+                .unwrap_or_else(|p| Err(anyhow::anyhow!("{}", panic_text(&p))))?;
         }
         // Every document thread is done: no more vision answers to route.
         vision_done.store(true, Ordering::Relaxed);
@@ -565,26 +586,43 @@ fn write_one(
     }
 }
 
-/// Prints and stores one record.
+/// Threads writing annotation exports. File creation is kernel work that
+/// runs in parallel (two were measurably faster than one on two cores).
+const ANN_WRITERS: usize = 2;
+
+/// Writes the run's annotation exports (`cache/runs/<id>/ann/`, mirroring
+/// the data tree) of every record received, until the channel closes.
+fn write_exports(ann_dir: &Path, records: crossbeam_channel::Receiver<Record>) -> Result<()> {
+    // Records of one folder mostly come in a row: create each folder once
+    // rather than asking the file system again for every record.
+    let mut made: Option<PathBuf> = None;
+    for record in records {
+        let ann_base = ann_dir.join(&record.path);
+        let dir = ann_base.parent().unwrap_or(Path::new("."));
+        if made.as_deref() != Some(dir) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            made = Some(dir.to_path_buf());
+        }
+        let stem = ann_base.file_stem().unwrap_or_default().to_string_lossy();
+        // The run's own copies need no fsync (unlike the exports beside a
+        // written PDF): losing them in a crash loses nothing of the user's.
+        let (md, json) = crate::write::annotation_paths(dir, &stem);
+        std::fs::write(&md, crate::write::render_markdown(&record))
+            .with_context(|| format!("writing {}", md.display()))?;
+        std::fs::write(&json, crate::write::render_json(&record))
+            .with_context(|| format!("writing {}", json.display()))?;
+    }
+    Ok(())
+}
+
+/// Prints one record and adds it to `records.jsonl`.
 fn emit(
     record: &Record,
-    run_dir: &RunDir,
     cfg: &RunOptions,
     records: &mut RecordsFile,
     stdout: &mut dyn Write,
 ) -> Result<()> {
     records.push(record)?;
-    let ann_base = run_dir.ann_dir().join(&record.path);
-    let dir = ann_base.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let stem = ann_base.file_stem().unwrap_or_default().to_string_lossy();
-    // The run's own copies need no fsync (unlike the exports beside a
-    // written PDF): losing them in a crash loses nothing of the user's.
-    let (md, json) = crate::write::annotation_paths(dir, &stem);
-    std::fs::write(&md, crate::write::render_markdown(record))
-        .with_context(|| format!("writing {}", md.display()))?;
-    std::fs::write(&json, crate::write::render_json(record))
-        .with_context(|| format!("writing {}", json.display()))?;
     let line = if cfg.json {
         serde_json::to_string(record)?
     } else {
@@ -631,4 +669,56 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panic".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(path: &str) -> Record {
+        Record::error(path.to_string(), None, format!("test record of {path}"))
+    }
+
+    #[test]
+    fn exports_mirror_the_data_tree_from_several_writers() {
+        let t = tempfile::tempdir().unwrap();
+        let ann = t.path().join("ann");
+        let paths = ["a/b.pdf", "a/c.pdf", "d.pdf", "e/f/g.PDF"];
+        let (tx, rx) = crossbeam_channel::bounded::<Record>(1);
+        std::thread::scope(|s| {
+            let writers: Vec<_> = (0..ANN_WRITERS)
+                .map(|_| {
+                    let (ann, rx) = (&ann, rx.clone());
+                    s.spawn(move || write_exports(ann, rx))
+                })
+                .collect();
+            for p in paths {
+                tx.send(record(p)).unwrap();
+            }
+            drop(tx);
+            for w in writers {
+                w.join().unwrap().unwrap();
+            }
+        });
+        for (p, stem) in paths.iter().zip(["a/b", "a/c", "d", "e/f/g"]) {
+            let json = std::fs::read_to_string(ann.join(format!("{stem}--ann.json"))).unwrap();
+            let back: Record = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, record(p));
+            let md = std::fs::read_to_string(ann.join(format!("{stem}--ann.md"))).unwrap();
+            assert!(md.contains(&format!("test record of {p}")), "{md}");
+        }
+    }
+
+    #[test]
+    fn an_export_that_cannot_be_written_is_an_error() {
+        let t = tempfile::tempdir().unwrap();
+        // A file where the folder of the exports should be.
+        let ann = t.path().join("ann");
+        std::fs::write(&ann, b"in the way").unwrap();
+        let (tx, rx) = crossbeam_channel::bounded::<Record>(1);
+        tx.send(record("x/y.pdf")).unwrap();
+        drop(tx);
+        let err = write_exports(&ann, rx).unwrap_err();
+        assert!(format!("{err:#}").contains("creating"), "{err:#}");
+    }
 }

@@ -17,17 +17,21 @@
 //! translation, cover design, 责任编辑) are not names of authors.
 
 use super::layout::{Layout, PageLayout, fold, is_cjk};
-use super::title::title_penalty;
 use crate::model::{Candidate, DocText, Field, TextLine, Value};
 use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `authors` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let layout = Layout::new(doc);
+    find_in(&Layout::new(doc))
+}
+
+/// [`find`] over a layout already built (`text_candidates` builds one
+/// for the title and author finders of a document).
+pub fn find_in(layout: &Layout) -> Vec<Candidate> {
     let mut out = Vec::new();
     for pl in &layout.pages {
-        title_page_names(&layout, pl, &mut out);
+        title_page_names(layout, pl, &mut out);
         statement_names(pl, &mut out);
     }
     out
@@ -533,7 +537,7 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
         .blocks
         .iter()
         .enumerate()
-        .filter(|(_, b)| title_penalty(&b.text) == Some(0.0))
+        .filter(|(i, _)| pl.title_penalties[*i] == Some(0.0))
         .max_by(|a, b| a.1.size.total_cmp(&b.1.size))
         .map(|(i, _)| i)
         .or_else(|| pl.largest_block());
@@ -594,7 +598,7 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             continue;
         }
         let near = |g: &Group| l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6;
-        match classify(&l.text) {
+        match pl.kinds[i].clone() {
             LineKind::Names {
                 names,
                 marked,

@@ -33,9 +33,14 @@ use std::sync::LazyLock;
 
 /// Every `edition` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let pages = context::read(doc);
+    find_in(&context::read(doc))
+}
+
+/// [`find`] over pages already read by [`context::read`] (which
+/// `text_candidates` does once for all finders of a document).
+pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
-    for p in &pages {
+    for p in pages {
         let mut hits: Vec<(Edition, f32, String)> = Vec::new();
         for i in 0..p.len() {
             let t = p.text(i);

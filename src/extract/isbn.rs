@@ -34,10 +34,15 @@ use std::sync::LazyLock;
 
 /// Every `isbn` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let pages = context::read(doc);
-    let volume = doc_volume(&pages);
+    find_in(&context::read(doc))
+}
+
+/// [`find`] over pages already read by [`context::read`] (which
+/// `text_candidates` does once for all finders of a document).
+pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
+    let volume = doc_volume(pages);
     let mut out = Vec::new();
-    for p in &pages {
+    for p in pages {
         let mut found = Vec::new();
         for i in 0..p.len() {
             scan_line(p, i, &mut found);

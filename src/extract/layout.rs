@@ -17,6 +17,7 @@
 //! `token_f1`) so that finders and `decide` agree on what "same" means.
 
 use super::authors::{LineKind, classify};
+use super::title::title_penalty;
 use crate::model::{DocText, PageText, TextLine, Via};
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
@@ -25,6 +26,19 @@ use unicode_normalization::UnicodeNormalization;
 /// collapsed: the form in which two spellings of one title compare equal.
 pub fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    if s.is_ascii() {
+        // The same result without the NFKD iterator (ASCII is its own
+        // NFKD, without combining marks): most lines are ASCII, and fold
+        // runs on every line several times.
+        for b in s.bytes() {
+            match b {
+                b'&' => out.push_str(" and "),
+                b if b.is_ascii_alphanumeric() => out.push(b.to_ascii_lowercase() as char),
+                _ => out.push(' '),
+            }
+        }
+        return collapse_spaces(&out);
+    }
     for c in s.nfkd() {
         if unicode_normalization::char::is_combining_mark(c) {
             continue;
@@ -41,7 +55,19 @@ pub fn fold(s: &str) -> String {
             _ => out.push(' '),
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    collapse_spaces(&out)
+}
+
+/// Words separated by single spaces, no space at either end.
+fn collapse_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// Han, kana and hangul: scripts written without spaces between words.
@@ -164,8 +190,16 @@ pub struct PageLayout<'a> {
     /// The non-furniture lines with fragments of one baseline merged
     /// ("Copyright ©" + "2004 Jane Doe"), top to bottom.
     pub rows: Vec<TextLine>,
+    /// Per row, what [`classify`] reads in it. Computed once here: the
+    /// block builder, the title finder and the author finder all ask, and
+    /// `classify` is among the costliest steps of extraction.
+    pub(crate) kinds: Vec<LineKind>,
     /// Blocks of rows, top to bottom (`Block::lines` index `rows`).
     pub blocks: Vec<Block>,
+    /// Per block, [`title_penalty`] of its text, which the title and the
+    /// author finders both need (computed once: on a page of running text
+    /// a block is a long paragraph and the test is slow).
+    pub(crate) title_penalties: Vec<Option<f32>>,
     /// Lines of running text (body size, long): many of them = a text page.
     pub body_lines: usize,
 }
@@ -216,8 +250,10 @@ impl<'a> Layout<'a> {
             .zip(furniture)
             .map(|(page, furniture)| {
                 let rows = rows(page, &furniture);
+                let kinds: Vec<LineKind> = rows.iter().map(|l| classify(&l.text)).collect();
                 let tolerance = if page.via == Via::Ocr { 0.2 } else { 0.08 };
-                let blocks = blocks(&rows, page.width, tolerance);
+                let blocks = blocks(&rows, &kinds, page.width, tolerance);
+                let title_penalties = blocks.iter().map(|b| title_penalty(&b.text)).collect();
                 let body_lines = rows
                     .iter()
                     .filter(|l| is_body_line(l, page, body_size))
@@ -226,7 +262,9 @@ impl<'a> Layout<'a> {
                     page,
                     furniture,
                     rows,
+                    kinds,
                     blocks,
+                    title_penalties,
                     body_lines,
                 }
             })
@@ -311,26 +349,33 @@ fn furniture(pages: &[PageText]) -> Vec<Vec<bool>> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut seen: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
-    for p in pages {
-        for l in &p.lines {
-            let k = key(l);
+    // Each line's key, computed once (folding is not cheap).
+    let keys: Vec<Vec<String>> = pages
+        .iter()
+        .map(|p| p.lines.iter().map(key).collect())
+        .collect();
+    let mut seen: HashMap<&str, Vec<(u32, f32)>> = HashMap::new();
+    for (p, keys) in pages.iter().zip(&keys) {
+        for (l, k) in p.lines.iter().zip(keys) {
             if !k.is_empty() {
-                seen.entry(k).or_default().push((p.index, l.bbox.top));
+                seen.entry(k.as_str())
+                    .or_default()
+                    .push((p.index, l.bbox.top));
             }
         }
     }
     pages
         .iter()
-        .map(|p| {
+        .zip(&keys)
+        .map(|(p, keys)| {
             p.lines
                 .iter()
-                .map(|l| {
+                .zip(keys)
+                .map(|(l, k)| {
                     if is_page_number(&l.text) {
                         return true;
                     }
-                    let k = key(l);
-                    let Some(places) = seen.get(&k) else {
+                    let Some(places) = seen.get(k.as_str()) else {
                         return false;
                     };
                     let tol = (p.height * 0.015).max(4.0);
@@ -412,23 +457,31 @@ fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
 /// Groups rows into blocks: a row joins the nearest open block above it
 /// that has its font size, overlaps it horizontally (or is centred with
 /// it) and is close below it.
-fn blocks(rows: &[TextLine], page_width: f32, tolerance: f32) -> Vec<Block> {
+///
+/// `kinds`: [`classify`] of each row.
+fn blocks(rows: &[TextLine], kinds: &[LineKind], page_width: f32, tolerance: f32) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
+    // Where sizes are rough (OCR), a byline does not continue the block
+    // above it nor the other way round: size alone cannot keep a title and
+    // the names under it apart there. (Looked up per row, not classified
+    // again for every open block a row is tried against: that made this
+    // loop most of a cold run's CPU.)
+    let bylines: Vec<bool> = kinds
+        .iter()
+        .map(|k| {
+            matches!(
+                k,
+                LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
+            )
+        })
+        .collect();
     for (i, l) in rows.iter().enumerate() {
         let b = l.bbox;
-        // Where sizes are rough (OCR), a byline does not continue the
-        // block above it nor the other way round: size alone cannot keep a
-        // title and the names under it apart there.
-        let byline = matches!(
-            classify(&l.text),
-            LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
-        );
+        let byline = bylines[i];
         let fits = |blk: &Block| {
-            let last = &rows[*blk.lines.last().unwrap()];
-            let last_byline = matches!(
-                classify(&last.text),
-                LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
-            );
+            let last_i = *blk.lines.last().unwrap();
+            let last = &rows[last_i];
+            let last_byline = bylines[last_i];
             let gap = b.top - last.bbox.bottom;
             let pitch = b.top - last.bbox.top;
             let overlap = b.x0 < blk.x1 && b.x1 > blk.x0;

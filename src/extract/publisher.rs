@@ -40,7 +40,12 @@ use std::sync::LazyLock;
 
 /// Every `publisher` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let pages = context::read(doc);
+    find_in(&context::read(doc))
+}
+
+/// [`find`] over pages already read by [`context::read`] (which
+/// `text_candidates` does once for all finders of a document).
+pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     let mut push = |p: &PageCtx, name: String, score: f32, why: &str| {
         let value = Value::Text(name);

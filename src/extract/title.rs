@@ -30,7 +30,12 @@ use std::sync::LazyLock;
 
 /// Every `title` and `subtitle` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let layout = Layout::new(doc);
+    find_in(&Layout::new(doc))
+}
+
+/// [`find`] over a layout already built (`text_candidates` builds one
+/// for the title and author finders of a document).
+pub fn find_in(layout: &Layout) -> Vec<Candidate> {
     let folded_pages: Vec<String> = layout
         .pages
         .iter()
@@ -39,7 +44,7 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (pi, pl) in layout.pages.iter().enumerate() {
         if layout.is_front(pl.page) {
-            heading_candidates(&layout, pi, &folded_pages, &mut out);
+            heading_candidates(layout, pi, &folded_pages, &mut out);
         }
         statement_titles(pl, &mut out);
     }
@@ -121,6 +126,21 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
     let bare =
         t.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || ".:".contains(c));
     let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    // A sentence of running text, or a contents entry with dot leaders.
+    // Tested before the patterns below (same result, any order): most
+    // blocks of a text page are such sentences, and the patterns are slow
+    // on long non-ASCII text.
+    let last_word = words.last().copied().unwrap_or("");
+    if (words.len() >= 4
+        && t.ends_with('.')
+        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
+        || t.contains(". . .")
+        || t.contains("....")
+        || t.contains("···")
+    {
+        return None;
+    }
     if letters < 2
         || LABEL.is_match(bare)
         || SECTION.is_match(t)
@@ -130,18 +150,6 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
         || DATE.is_match(t)
         || DEDICATION.is_match(t)
         || matches!(classify(t), LineKind::Credit | LineKind::Connector { .. })
-    {
-        return None;
-    }
-    let words: Vec<&str> = t.split_whitespace().collect();
-    // A sentence of running text, or a contents entry with dot leaders.
-    let last_word = words.last().copied().unwrap_or("");
-    if (words.len() >= 4
-        && t.ends_with('.')
-        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
-        || t.contains(". . .")
-        || t.contains("....")
-        || t.contains("···")
     {
         return None;
     }
@@ -290,15 +298,12 @@ fn heading_candidates(
     }) {
         return;
     }
-    let kinds: Vec<(usize, LineKind)> = pl
-        .content_lines()
-        .map(|(i, l)| (i, classify(&l.text)))
-        .collect();
+    let kinds: Vec<(usize, &LineKind)> = pl.kinds.iter().enumerate().collect();
     let mut plausible: Vec<(usize, f32)> = pl
-        .blocks
+        .title_penalties
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| title_penalty(&b.text).map(|p| (i, p)))
+        .filter_map(|(i, p)| p.map(|p| (i, p)))
         .collect();
     // Penalised blocks rank after clean ones, then by font size.
     plausible.sort_by(|a, b| {
@@ -472,7 +477,7 @@ fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
     }
     let byline = next.lines.iter().any(|&i| {
         matches!(
-            classify(&pl.rows[i].text),
+            pl.kinds[i],
             LineKind::Names { .. } | LineKind::Connector { .. } | LineKind::Credit
         )
     });

@@ -41,9 +41,14 @@ use std::sync::LazyLock;
 
 /// Every `year` candidate in the document's page text.
 pub fn find(doc: &DocText) -> Vec<Candidate> {
-    let pages = context::read(doc);
+    find_in(&context::read(doc))
+}
+
+/// [`find`] over pages already read by [`context::read`] (which
+/// `text_candidates` does once for all finders of a document).
+pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut hits: Vec<Hit> = Vec::new();
-    for p in &pages {
+    for p in pages {
         if matches!(
             p.kind,
             PageKind::Index | PageKind::AlsoBy | PageKind::Contents
