@@ -285,7 +285,9 @@ pub fn run(
             crate::vision::VisionPool::from_settings(settings, std::sync::Arc::new(store))
         });
     let vision_done = AtomicBool::new(false);
+    let ocr_slots = document::OcrSlots::new(cfg.jobs);
     let ctx = Context {
+        ocr_slots: &ocr_slots,
         vision: vision_pool.as_ref(),
         settings,
         cache,

@@ -86,6 +86,52 @@ pub struct Context<'a> {
     pub versions: keys::StageVersions,
     /// The vision callers, when `ANALYZE_WITH_VISION` is on.
     pub vision: Option<&'a VisionPool<VisionTag>>,
+    /// Tesseract processes allowed at once, across all documents.
+    pub ocr_slots: &'a OcrSlots,
+}
+
+/// A counting semaphore for Tesseract processes (one core each). A
+/// document OCRs its pages on as many threads as there are slots, so that
+/// the last scanned book of a run uses every core rather than one, while
+/// documents OCRing side by side share the slots instead of overloading
+/// the machine.
+pub struct OcrSlots {
+    size: usize,
+    free: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl OcrSlots {
+    /// `size` slots (at least one); `--jobs` in a run.
+    pub fn new(size: usize) -> OcrSlots {
+        let size = size.max(1);
+        OcrSlots {
+            size,
+            free: std::sync::Mutex::new(size),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Runs `f` once a slot is free, holding the slot meanwhile.
+    fn with_slot<T>(&self, f: impl FnOnce() -> T) -> T {
+        {
+            let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+            while *free == 0 {
+                free = self.freed.wait(free).unwrap_or_else(|p| p.into_inner());
+            }
+            *free -= 1;
+        }
+        // Given back even if `f` panics (the panic then fails this document only).
+        struct Release<'s>(&'s OcrSlots);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                *self.0.free.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                self.0.freed.notify_one();
+            }
+        }
+        let _release = Release(self);
+        f()
+    }
 }
 
 /// A session opened on first need.
@@ -203,7 +249,8 @@ fn ocr_where_needed(
 ) -> Result<()> {
     let s = ctx.settings;
     let opts = crate::ocr::OcrOptions::from_settings(s);
-    for page in pages.iter_mut() {
+    let mut todo = Vec::new();
+    for (slot, page) in pages.iter_mut().enumerate() {
         if !crate::ocr::needs_ocr(page) {
             continue;
         }
@@ -220,20 +267,74 @@ fn ocr_where_needed(
             *page = cached;
             continue;
         }
-        let image = pdf.get()?.render(page.index, s.ocr_dpi)?;
-        if let Some(dir) = diagnostics {
-            if std::fs::create_dir_all(dir).is_ok() {
-                let _ =
-                    image.save(dir.join(format!("page-{}.png", page.index + s.page_num_offset)));
+        todo.push((slot, key));
+    }
+    if todo.is_empty() {
+        return Ok(());
+    }
+
+    // This thread renders (the worker is this document's) and OCR threads
+    // read; the bounded channel keeps at most a few page images in memory.
+    let read = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
+    let rendered = std::thread::scope(|scope| -> Result<()> {
+        // Made here so that returning (an error too) drops the sender,
+        // which ends the OCR threads the scope then waits for.
+        let (tx, rx) = crossbeam_channel::bounded::<(usize, GrayImage)>(1);
+        for _ in 0..ctx.ocr_slots.size.min(todo.len()) {
+            let (rx, read, opts, pages) = (rx.clone(), &read, &opts, &*pages);
+            scope.spawn(move || {
+                for (slot, image) in rx {
+                    let p: &PageText = &pages[slot];
+                    let result = ctx.ocr_slots.with_slot(|| {
+                        crate::ocr::ocr_page(&image, p.width, p.height, p.index, opts)
+                    });
+                    drop(image);
+                    read.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((slot, result));
+                }
+            });
+        }
+        drop(rx);
+        for &(slot, _) in &todo {
+            let index = pages[slot].index;
+            let image = pdf.get()?.render(index, s.ocr_dpi)?;
+            if let Some(dir) = diagnostics {
+                if std::fs::create_dir_all(dir).is_ok() {
+                    let _ = image.save(dir.join(format!("page-{}.png", index + s.page_num_offset)));
+                }
+            }
+            if tx.send((slot, image)).is_err() {
+                break;
             }
         }
-        let mut read = crate::ocr::ocr_page(&image, page.width, page.height, page.index, &opts)?;
-        read.image_ratio = page.image_ratio;
-        pdf.summary.ocr_pages += 1;
-        ctx.cache.put(Tree::Ocr, &key, &read);
-        *page = read;
+        Ok(())
+    });
+
+    // Pages read are kept (and cached) even when another one failed; the
+    // first failure in page order fails the document (a failed render
+    // comes after every page OCRed, since pages are rendered in order).
+    let mut read = read.into_inner().unwrap_or_else(|e| e.into_inner());
+    read.sort_by_key(|(slot, _)| *slot);
+    let mut first_err = None;
+    for (slot, result) in read {
+        match result {
+            Ok(mut page) => {
+                page.image_ratio = pages[slot].image_ratio;
+                pdf.summary.ocr_pages += 1;
+                let key = &todo.iter().find(|(s, _)| *s == slot).expect("queued").1;
+                ctx.cache.put(Tree::Ocr, key, &page);
+                pages[slot] = page;
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
     }
-    Ok(())
+    match first_err.or(rendered.err()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Everything the vision stage added for one document.
@@ -423,5 +524,44 @@ fn write_page_diagnostics(dir: &Path, pages: &[PageText], offset: u32) {
             dir.join(format!("page-{}.txt", p.index + offset)),
             p.plain_text(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn ocr_slots_bound_how_many_run_at_once_and_survive_a_panic() {
+        let slots = OcrSlots::new(2);
+        let (running, peak, done) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        std::thread::scope(|s| {
+            for _ in 0..6 {
+                s.spawn(|| {
+                    slots.with_slot(|| {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        peak.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        running.fetch_sub(1, Ordering::SeqCst);
+                        done.fetch_add(1, Ordering::SeqCst);
+                    })
+                });
+            }
+        });
+        assert_eq!(done.load(Ordering::SeqCst), 6);
+        assert_eq!(peak.load(Ordering::SeqCst), 2, "two slots, six takers");
+
+        // A panicking holder gives its slot back.
+        let one = OcrSlots::new(1);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            one.with_slot(|| panic!("tesseract wrapper panicked"))
+        }));
+        assert!(caught.is_err());
+        assert_eq!(one.with_slot(|| 7), 7, "the slot is free again");
     }
 }
