@@ -1,0 +1,317 @@
+//! Library-scale benches (issue 7, "speed at library scale"): whole runs of
+//! [`colophon::app::run`] over libraries built from the team corpus
+//! (`../shared/corpus/pdfs`, or `COLOPHON_CORPUS`).
+//!
+//! A library is made of copies of the corpus PDFs that have a text layer
+//! (born-digital; scanned ones would time Tesseract, not colophon), each
+//! copy under its own name and with a PDF comment line
+//! `%colophon-bench-<tag>-<n>` appended (PDF readers ignore it), so every
+//! copy has its own hash and is new to the cache. Building libraries,
+//! fresh cache folders and new files happens outside the timed part.
+//!
+//! - `library/cold`: a dry run with an empty cache, `--jobs 1` and `2`;
+//! - `library/warm`: a rerun over an unchanged library;
+//! - `library/incremental`: the same library plus 10 new PDFs;
+//! - `vision/overlap`: pages sent to a fake backend that answers in 1 s
+//!   with `VLM_CONCURRENCY = 4` (about pages / 4 seconds, not pages).
+//!
+//! Worker processes run the `colophon` binary Cargo builds for benches
+//! (`COLOPHON_WORKER_EXE` overrides it). Sizes are modest so that
+//! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
+//! gives the figures at 10,000 files.
+
+#[path = "../tests/support/fake_ollama.rs"]
+mod fake_ollama;
+
+use colophon::app::{self, Env, ExitStatus, Paths, Selection};
+use colophon::cache::Cache;
+use colophon::cli::RunOptions;
+use colophon::inspect::{Document, PoolConfig, WorkerPool};
+use colophon::progress::Reporter;
+use colophon::report::Summary;
+use colophon::settings::Settings;
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Files of the cold runs (timed at `--jobs 1` and `--jobs 2`).
+const COLD_FILES: usize = 100;
+/// Files of the warm and incremental runs.
+const WARM_FILES: usize = 1000;
+/// New files of an incremental run.
+const NEW_FILES: usize = 10;
+/// Pages sent to the slow fake vision backend.
+const VISION_PAGES: usize = 8;
+/// Its answer time, and how many requests colophon keeps in flight.
+const VISION_DELAY: Duration = Duration::from_secs(1);
+const VLM_CONCURRENCY: usize = 4;
+
+fn corpus_dir() -> PathBuf {
+    std::env::var_os("COLOPHON_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pdfs"))
+}
+
+fn worker_exe() -> PathBuf {
+    std::env::var_os(colophon::inspect::pool::WORKER_EXE_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_colophon")))
+}
+
+/// Corpus PDFs whose front pages all have a usable text layer (colophon's
+/// own `needs_ocr` test), as (stem, bytes), by name.
+fn text_sources() -> Vec<(String, Vec<u8>)> {
+    let dir = corpus_dir();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading the corpus {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
+        .collect();
+    paths.sort();
+    let sources: Vec<_> = paths
+        .into_iter()
+        .filter(|p| {
+            let Ok(doc) = Document::open(p) else {
+                return false;
+            };
+            (0..doc.page_count().min(8)).all(|i| {
+                doc.read_page(i)
+                    .is_ok_and(|r| !colophon::ocr::needs_ocr(&r.text))
+            })
+        })
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    assert!(!sources.is_empty(), "no text PDFs in {}", dir.display());
+    sources
+}
+
+/// Writes copies `range` of `sources` (round robin) under `dir/dNNN/`,
+/// 1000 per folder, each with its own appended comment line.
+fn write_copies(
+    dir: &Path,
+    sources: &[(String, Vec<u8>)],
+    range: std::ops::Range<usize>,
+    tag: &str,
+) {
+    for n in range {
+        let (stem, bytes) = &sources[n % sources.len()];
+        let folder = dir.join(format!("d{:03}", n / 1000));
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut data = bytes.clone();
+        data.extend_from_slice(format!("\n%colophon-bench-{tag}-{n}\n").as_bytes());
+        std::fs::write(folder.join(format!("{stem}-{n:05}.pdf")), data).unwrap();
+    }
+}
+
+/// A project root whose `data` is a symlink to `library`.
+fn project_on(library: &Path) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(library, root.path().join("data")).unwrap();
+    root
+}
+
+/// Reports nothing: the benches time the run, not the terminal.
+struct Silent;
+
+impl Reporter for Silent {
+    fn files_total(&self, _: u64) {}
+    fn file_done(&self) {}
+    fn pages_done(&self, _: u64) {}
+    fn vision_queue(&self, _: u64) {}
+    fn message(&self, _: &str) {}
+    fn finish(&self) {}
+}
+
+/// One dry run of the project at `root`, as `colophon run --jobs N` does
+/// it: opening the cache, starting workers, the run, flushing the cache.
+fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
+    let paths = Paths {
+        data_dir: root.join("data"),
+        cache_dir: root.join("cache"),
+    };
+    let opts = RunOptions {
+        jobs,
+        json: false,
+        rehash: false,
+        quiet: true,
+        verbose: 0,
+    };
+    let cache = Cache::open(&paths.cache_dir).unwrap();
+    let pool = WorkerPool::new(PoolConfig {
+        program: worker_exe(),
+        ..PoolConfig::from_settings(settings, jobs)
+    });
+    let env = Env {
+        paths: &paths,
+        settings,
+        opts: &opts,
+        cache: &cache,
+        sessions: &pool,
+        reporter: &Silent,
+    };
+    let (summary, status) = app::run(&env, Selection::DataFolder, &mut std::io::sink()).unwrap();
+    assert_eq!(status, ExitStatus::Success, "{summary:?}");
+    summary
+}
+
+fn library(c: &mut Criterion) {
+    let sources = text_sources();
+    let settings = Settings::default();
+    let lib = tempfile::tempdir().unwrap();
+
+    let mut g = c.benchmark_group("library");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(1));
+
+    // Cold: every sample a fresh project (empty cache) on the same files.
+    let cold = lib.path().join("cold");
+    write_copies(&cold, &sources, 0..COLD_FILES, "cold");
+    g.throughput(Throughput::Elements(COLD_FILES as u64));
+    for jobs in [1, 2] {
+        g.measurement_time(Duration::from_secs(if jobs == 1 { 30 } else { 20 }));
+        g.bench_function(format!("cold {COLD_FILES} PDFs, --jobs {jobs}"), |b| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    let root = project_on(&cold);
+                    let t = Instant::now();
+                    let s = run(root.path(), &settings, jobs);
+                    spent += t.elapsed();
+                    assert_eq!(s.record_computed, COLD_FILES as u64);
+                }
+                spent
+            })
+        });
+    }
+
+    // Warm: one cold run first (not timed), then reruns.
+    let warm = lib.path().join("warm");
+    write_copies(&warm, &sources, 0..WARM_FILES, "warm");
+    let root = project_on(&warm);
+    run(root.path(), &settings, 2);
+    g.throughput(Throughput::Elements(WARM_FILES as u64));
+    g.measurement_time(Duration::from_secs(5));
+    g.bench_function(format!("warm {WARM_FILES} PDFs, --jobs 2"), |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                let s = run(root.path(), &settings, 2);
+                spent += t.elapsed();
+                assert_eq!(s.record_cached, WARM_FILES as u64);
+            }
+            spent
+        })
+    });
+
+    // Incremental: the warm library plus new files, added before and
+    // removed after each timed run.
+    g.throughput(Throughput::Elements((WARM_FILES + NEW_FILES) as u64));
+    g.measurement_time(Duration::from_secs(10));
+    let mut round = 0;
+    g.bench_function(
+        format!("incremental {WARM_FILES} + {NEW_FILES} new PDFs, --jobs 2"),
+        |b| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    round += 1;
+                    let new = warm.join(format!("new-{round}"));
+                    write_copies(&new, &sources, 0..NEW_FILES, &format!("new-{round}"));
+                    let t = Instant::now();
+                    let s = run(root.path(), &settings, 2);
+                    spent += t.elapsed();
+                    assert_eq!(s.record_computed, NEW_FILES as u64);
+                    assert_eq!(s.record_cached, WARM_FILES as u64);
+                    std::fs::remove_dir_all(&new).unwrap();
+                }
+                spent
+            })
+        },
+    );
+    g.finish();
+}
+
+/// A one-page PDF with these lines of Helvetica: a title page whose
+/// rendering differs from every other one (so no vision answer is cached).
+fn text_pdf(path: &Path, lines: &[String]) {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let mut content = String::from("BT /F1 24 Tf 72 700 Td 30 TL\n");
+    for l in lines {
+        content.push_str(&format!("({l}) Tj T*\n"));
+    }
+    content.push_str("ET");
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+    let page_id = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id,
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        "Contents" => content_id,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![Object::Reference(page_id)], "Count" => 1,
+        }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    doc.save(path).unwrap();
+}
+
+fn vision(c: &mut Criterion) {
+    let server = fake_ollama::FakeOllama::slow(VISION_DELAY, fake_ollama::NOT_VISIBLE_ANSWER);
+    let lib = tempfile::tempdir().unwrap();
+    for n in 0..VISION_PAGES {
+        text_pdf(
+            &lib.path().join(format!("vision-{n:02}.pdf")),
+            &[
+                format!("Collected Papers on Lighthouses, Volume {n}"),
+                format!("Second Line of Book {n}"),
+                "A. N. Author".to_string(),
+            ],
+        );
+    }
+    let settings = Settings {
+        analyze_with_vision: true,
+        vlm_endpoint: server.endpoint(),
+        vlm_concurrency: VLM_CONCURRENCY,
+        vlm_timeout: 30.0,
+        ..Settings::default()
+    };
+    let mut g = c.benchmark_group("vision");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(25))
+        .throughput(Throughput::Elements(VISION_PAGES as u64));
+    g.bench_function(
+        format!("overlap {VISION_PAGES} pages, 1 s backend, VLM_CONCURRENCY {VLM_CONCURRENCY}"),
+        |b| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    let root = project_on(lib.path());
+                    let t = Instant::now();
+                    let s = run(root.path(), &settings, 2);
+                    spent += t.elapsed();
+                    assert_eq!(s.vision_requests, VISION_PAGES as u64, "{s:?}");
+                }
+                spent
+            })
+        },
+    );
+    g.finish();
+}
+
+criterion_group!(benches, library, vision);
+criterion_main!(benches);
