@@ -17,8 +17,9 @@
 //! translation, cover design, 责任编辑) are not names of authors.
 
 use super::layout::{Layout, PageLayout, fold, is_cjk};
+use super::pattern::Pattern;
 use crate::model::{Candidate, DocText, Field, TextLine, Value};
-use regex::Regex;
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 /// Every `authors` candidate in the document's page text.
@@ -60,10 +61,10 @@ pub(crate) enum LineKind {
     Other,
 }
 
-static EMAIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\S+@\S+|(?i)\bhttps?://\S+|\bwww\.\S+").unwrap());
-static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static EMAIL: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\S+@\S+|(?i)\bhttps?://\S+|\bwww\.\S+").unwrap());
+static CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:\w+\s+){0,3}?
         (photo\w*|drawings?|drawn|illustrat\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|
          foreword|preface|introduction|afterword|cover|jacket|design\w*|typeset\w*|set|printed|
@@ -73,11 +74,11 @@ static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static CJK_CREDIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(责任编辑|責任編輯|封面设计|封面設計|装帧设计|版式设计|责任校对|责任印制|翻译|译者|插图|摄影|策划)").unwrap()
+static CJK_CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(责任编辑|責任編輯|封面设计|封面設計|装帧设计|版式设计|责任校对|责任印制|翻译|译者|插图|摄影|策划)").unwrap()
 });
-static LEAD_ROLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static LEAD_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:
             (?:(?:written|edited|compiled|selected|collected|arranged|prepared)(?:\s+and\s+(?:edited|compiled|introduced|annotated))?|ed\.|eds\.|text)?\s*by
           | herausgegeben\s+von | hrsg\.\s+von | von | par | sous\s+la\s+direction\s+de | a\s+cura\s+di
@@ -86,38 +87,38 @@ static LEAD_ROLE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static TRAIL_ROLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\s*\((?:eds?|hrsg|dir|coord|comp|ed\.\s*by)\.?\)|,\s*(?:editors?|eds?\.?|compilers?))\.?\s*$")
+static TRAIL_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:\s*\((?:eds?|hrsg|dir|coord|comp|ed\.\s*by)\.?\)|,\s*(?:editors?|eds?\.?|compilers?))\.?\s*$")
         .unwrap()
 });
-static CJK_ROLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static CJK_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"\s*(?:等)?(?:编著|編著|主编|主編|编撰|編撰|合著|著者|監修|编|編|著|撰|지음|저)\s*$",
     )
     .unwrap()
 });
-static CJK_LEAD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
-static FOOTNOTE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+static CJK_LEAD: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
+static FOOTNOTE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
 /// Marks that OCR reads from superscripts: a quote or "!" glued to the end
 /// of a name ("Chaluvadi'", "Barzel!").
-static OCR_MARK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"(\p{L})['’”"!]+(\s|,|;|$)"#).unwrap());
+static OCR_MARK: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r#"(\p{L})['’”"!]+(\s|,|;|$)"#).unwrap());
 /// Digits glued to a name ("Chaluvadi1") or standing alone before a comma,
 /// "and" or the end of the line ("Chaluvadi 1 , Kolesnikov 2").
-static NOTE_DIGITS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(\p{L})\d{1,2}(?:,\d{1,2})*\b|\s\d{1,2}(?:,\d{1,2})*(\s*[,;]|\s+and\b|\s*$)")
+static NOTE_DIGITS: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(\p{L})\d{1,2}(?:,\d{1,2})*\b|\s\d{1,2}(?:,\d{1,2})*(\s*[,;]|\s+and\b|\s*$)")
         .unwrap()
 });
-static SPLIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
     )
     .unwrap()
 });
-static HONORIFIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(?:Dr|Prof|RNDr|Mgr|Ing|Doc|Mr|Mrs|Ms|Sir|Dame|Rev|Fr|Hon)\.?\s+)+|,?\s+(?:Ph\.?\s?D\.?|M\.?D\.?|M\.?A\.?|M\.?Sc\.?|B\.?A\.?|CSc\.?|DrSc\.?|FRS)\.?$")
+static HONORIFIC: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^(?:(?:Dr|Prof|RNDr|Mgr|Ing|Doc|Mr|Mrs|Ms|Sir|Dame|Rev|Fr|Hon)\.?\s+)+|,?\s+(?:Ph\.?\s?D\.?|M\.?D\.?|M\.?A\.?|M\.?Sc\.?|B\.?A\.?|CSc\.?|DrSc\.?|FRS)\.?$")
         .unwrap()
 });
 
@@ -187,22 +188,48 @@ const PARTICLES: &[&str] = &[
     "st.",
 ];
 
+/// [`NOT_NAME_WORDS`] for lookups: every word of every piece of every
+/// line is looked up, and a list scan of a few hundred words was a
+/// noticeable share of extraction.
+static NOT_NAME_SET: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| NOT_NAME_WORDS.iter().copied().collect());
+
 const SUFFIXES: &[&str] = &["jr", "jr.", "sr", "sr.", "ii", "iii", "iv"];
 
 /// Classifies one line of text as names, connector, affiliation, credit or
 /// other. Used for title pages and paper headings.
 pub(crate) fn classify(text: &str) -> LineKind {
+    match classify_wording(text) {
+        Ok(kind) => kind,
+        Err((t, had_link)) => classify_names(&t, had_link),
+    }
+}
+
+/// Whether [`classify`] says credit or connector, without reading the line
+/// as a list of names (which never gives those kinds, and is the slow part
+/// on a long paragraph).
+pub(crate) fn is_credit_or_connector(text: &str) -> bool {
+    matches!(
+        classify_wording(text),
+        Ok(LineKind::Credit | LineKind::Connector { .. })
+    )
+}
+
+/// The kinds [`classify`] tells from wording alone; otherwise the line
+/// (e-mail addresses and URLs blanked) to read as names, and whether it
+/// had one.
+fn classify_wording(text: &str) -> Result<LineKind, (String, bool)> {
     let raw = text.trim();
     if raw.is_empty() {
-        return LineKind::Other;
+        return Ok(LineKind::Other);
     }
     if CREDIT.is_match(raw) || CJK_CREDIT.is_match(raw) {
-        return LineKind::Credit;
+        return Ok(LineKind::Credit);
     }
     if COPYRIGHT.is_match(raw) {
         // Copyright holders are read apart (see `statement_names`): they are
         // as often the publisher as the authors.
-        return LineKind::Other;
+        return Ok(LineKind::Other);
     }
     let had_link = EMAIL.is_match(raw);
     let mut t = EMAIL.replace_all(raw, " ").to_string();
@@ -210,21 +237,21 @@ pub(crate) fn classify(text: &str) -> LineKind {
         .trim_matches(|c: char| c.is_whitespace() || ",;".contains(c))
         .to_string();
     if !t.chars().any(char::is_alphanumeric) {
-        return if had_link {
+        return Ok(if had_link {
             LineKind::Affiliation
         } else {
             LineKind::Other
-        };
+        });
     }
     let folded = fold(&t);
     if matches!(
         folded.as_str(),
         "and" | "und" | "et" | "y" | "with" | "and the" | "avec" | "mit" | "con"
     ) {
-        return LineKind::Connector {
+        return Ok(LineKind::Connector {
             marked: false,
             editor: false,
-        };
+        });
     }
     if matches!(
         folded.as_str(),
@@ -250,12 +277,17 @@ pub(crate) fn classify(text: &str) -> LineKind {
             | "编"
     ) {
         let editor = EDITOR_WORD.is_match(&folded);
-        return LineKind::Connector {
+        return Ok(LineKind::Connector {
             marked: true,
             editor,
-        };
+        });
     }
-    let list = parse_names(&t);
+    Err((t, had_link))
+}
+
+/// [`classify`] of a line that must be read as a list of names.
+fn classify_names(t: &str, had_link: bool) -> LineKind {
+    let list = parse_names(t);
     if list.others > 0 {
         return LineKind::Other;
     }
@@ -296,8 +328,9 @@ impl NameList {
 }
 
 /// Editing and compiling, as opposed to writing.
-static EDITOR_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|主编|主編|^编$|^編$").unwrap()
+static EDITOR_WORD: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|主编|主編|^编$|^編$")
+        .unwrap()
 });
 
 /// Splits a list of names, dropping role words, footnote marks and
@@ -394,8 +427,7 @@ fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
         // Addresses, postcodes, years: part of an affiliation.
         return Piece::Org;
     }
-    if folded.split(' ').any(|w| NOT_NAME_WORDS.contains(&w))
-        || PLACES.iter().any(|pl| folded == *pl)
+    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w)) || PLACES.iter().any(|pl| folded == *pl)
     {
         return Piece::Org;
     }
@@ -716,28 +748,28 @@ fn is_long_line(l: &TextLine, pl: &PageLayout) -> bool {
     l.bbox.width() >= pl.page.width * 0.55 && l.text.split_whitespace().count() >= 10
 }
 
-static COPYRIGHT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:text\s+)?(?:copyright\s*(?:©|\(c\)|c\b)?|©|\(c\))\s*(.+)$").unwrap()
+static COPYRIGHT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:text\s+)?(?:copyright\s*(?:©|\(c\)|c\b)?|©|\(c\))\s*(.+)$").unwrap()
 });
-static YEARS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(?:1[5-9]|20)\d\d(?:\s*[-–—/]\s*\d{2,4})?\b[,.]?").unwrap());
-static ALL_RIGHTS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:all|some) rights reserved.*$|^\s*by\s+|\.\s*$").unwrap()
+static YEARS: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\b(?:1[5-9]|20)\d\d(?:\s*[-–—/]\s*\d{2,4})?\b[,.]?").unwrap());
+static ALL_RIGHTS: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:all|some) rights reserved.*$|^\s*by\s+|\.\s*$").unwrap()
 });
-static ALSO_BY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:also|other books|more books)\s+by\s+(.+?)\s*:?\s*$").unwrap()
+static ALSO_BY: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:also|other books|more books)\s+by\s+(.+?)\s*:?\s*$").unwrap()
 });
-static MORAL_RIGHT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bright of (.{3,120}?) to be identified as (?:the )?(?:authors?|editors?|compilers?)\b").unwrap()
+static MORAL_RIGHT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\bright of (.{3,120}?) to be identified as (?:the )?(?:authors?|editors?|compilers?)\b").unwrap()
 });
-static CATALOG_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*([^,]{3,60}),\s*(?:\d{4})\s*[-–—]\s*(?:\d{4})?\s*\.?\s*$").unwrap()
+static CATALOG_HEADING: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^\s*([^,]{3,60}),\s*(?:\d{4})\s*[-–—]\s*(?:\d{4})?\s*\.?\s*$").unwrap()
 });
-static ABOUT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^((?:\p{Lu}[\p{L}.'’-]*\s+){1,3}\p{Lu}[\p{L}'’-]+)\s+(?:is|was|has|had|lives|lived|grew|teaches|taught|works|worked|holds|received|studied|writes|wrote|spent|began|trained)\b").unwrap()
+static ABOUT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^((?:\p{Lu}[\p{L}.'’-]*\s+){1,3}\p{Lu}[\p{L}'’-]+)\s+(?:is|was|has|had|lives|lived|grew|teaches|taught|works|worked|holds|received|studied|writes|wrote|spent|began|trained)\b").unwrap()
 });
-static CIP_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(Names|Title|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
+static CIP_LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?m)^(Names|Title|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
 });
 
 /// Names in sentences and labelled lines anywhere in the pages read:

@@ -12,8 +12,8 @@
 //! Chinese wordings; everything is a heuristic and finders treat it as
 //! evidence, not as truth.
 
+use super::pattern::Pattern;
 use crate::model::{DocText, PageText, Via};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// What a page is, judged from its wording and layout.
@@ -437,25 +437,25 @@ fn imprint_markers(lower: &[String]) -> usize {
         .count()
 }
 
-static DOT_LEADER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?:\.\s?){5,}\s*(?:\d+|[ivxlc]+)?\s*$").unwrap());
+static DOT_LEADER: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?:\.\s?){5,}\s*(?:\d+|[ivxlc]+)?\s*$").unwrap());
 
-static ALSO_BY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static ALSO_BY: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"^(?:also\s+by\b|by\s+the\s+same\s+author|other\s+(?:books|titles|works)\s+by\b|also\s+available\b|also\s+from\b|other\s+titles\b|books\s+by\b|also\s+in\s+this\s+series|other\s+books\s+in\s+(?:this|the)\s+series|du\s+m[êe]me\s+auteur|chez\s+le\s+m[êe]me\s+[ée]diteur|vom\s+(?:gleichen|selben)\s+autor|von\s+(?:derselben|demselben)\s+autor|weitere\s+titel|bisher\s+erschienen)",
     )
     .unwrap()
 });
 
 /// A line that belongs to the imprint rather than to an "also by" list.
-static IMPRINT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static IMPRINT_LINE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?:©|\(c\)|\bcopyright\b|\bpublished\b|all rights reserved|cataloging|cataloguing|library of congress|\bcip\b|printed in|first edition|édition|auflage|版权|图书在版编目)",
     )
     .unwrap()
 });
 
-static IMPRINT_MARKERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static IMPRINT_MARKERS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     [
         r"©|\(c\)\s*\d{4}|\bcopyright\b|\bcopr\.",
         r"all rights reserved|tous droits|alle rechte vorbehalten|todos los derechos|版权所有",
@@ -469,17 +469,17 @@ static IMPRINT_MARKERS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"\bedition\b|\bauflage\b|\bédition\b|版\s*次",
     ]
     .iter()
-    .map(|p| Regex::new(p).unwrap())
+    .map(|p| Pattern::new(p).unwrap())
     .collect()
 });
 
-static PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:[$£€¥]\s?\d{1,4}[.,]\d{2}\b|\b\d{1,4}[.,]\d{2}\s?(?:€|元|eur\b|usd\b|cad\b|gbp\b|chf\b)|\b(?:usd|cad|gbp|eur|us\s?\$|can\s?\$|a\$|定\s*价)\s?[:：]?\s?\d)")
+static PRICE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?:[$£€¥]\s?\d{1,4}[.,]\d{2}\b|\b\d{1,4}[.,]\d{2}\s?(?:€|元|eur\b|usd\b|cad\b|gbp\b|chf\b)|\b(?:usd|cad|gbp|eur|us\s?\$|can\s?\$|a\$|定\s*价)\s?[:：]?\s?\d)")
         .unwrap()
 });
 
-static CITATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static CITATION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r#"(?:^\s*\[\d{1,3}\]|^\s*(?:[a-z]+\s*)?=\s*[{"]|@[a-z]+\{|\(\d{4}[a-z]?\)|\bet al\b|\b\d{1,4}\s?\(\d{1,3}\)\s?[,:]|\bpp\.\s?\d|\bvol\.\s?\d|\bin proceedings\b|\bproc\.\s|“[^”]{8,}”)"#,
     )
     .unwrap()

@@ -20,9 +20,9 @@
 //!   bare DOI, or a DOI in prose; use only when corroborated.
 //! - `< 0.2`: another work's DOI (reference list, citation); never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
 use crate::model::{Candidate, DocText, Field, Value};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `doi` candidate in the document's page text.
@@ -104,28 +104,30 @@ pub fn normalize(s: &str) -> Option<String> {
     }
 }
 
-static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:doi\s*[:：]?|digital object identifier\s*:?|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|info:doi/|urn:doi:)$")
+static PREFIX: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^(?:doi\s*[:：]?|digital object identifier\s*:?|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|info:doi/|urn:doi:)$")
         .unwrap()
 });
 
-static DOI_START: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b1[0O]\.[0-9OIl]{4,9}/").unwrap());
+static DOI_START: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\b1[0O]\.[0-9OIl]{4,9}/").unwrap());
 
 /// Start of a DOI in lower-case text (OCR may read `1o.` for `10.`).
-static DOI_HEAD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"1[0o]\.").unwrap());
+static DOI_HEAD: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"1[0o]\.").unwrap());
 
-static DOI_FULL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^10\.\d{4,9}/\S+$").unwrap());
+static DOI_FULL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^10\.\d{4,9}/\S+$").unwrap());
 
 /// Label right before the DOI on its line.
-static LABEL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\bdoi\s*[:：]?|digital object identifier\s*:?|doi\.org/|dx\.doi\.org/)\s*$")
-        .unwrap()
+static LABEL_BEFORE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?i)(?:\bdoi\s*[:：]?|digital object identifier\s*:?|doi\.org/|dx\.doi\.org/)\s*$",
+    )
+    .unwrap()
 });
 
 /// A line that ends with a DOI label whose DOI is on the next line.
-static LABEL_AT_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(?:\bdoi\s*[:：]?|doi\.org/)\s*$").unwrap());
+static LABEL_AT_END: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)(?:\bdoi\s*[:：]?|doi\.org/)\s*$").unwrap());
 
 fn repair_registrant(reg: &str) -> String {
     reg.chars()
@@ -205,8 +207,8 @@ fn own_citation(p: &PageCtx, i: usize) -> bool {
     false
 }
 
-static CITE_BOX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:citation|to\s+cite\s+this(?:\s+\w+)?|cite\s+this(?:\s+\w+)?(?:\s+as)?|please\s+cite\s+this(?:\s+\w+)?\s+as|how\s+to\s+cite(?:\s+this\s+\w+)?)\s*:")
+static CITE_BOX: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:citation|to\s+cite\s+this(?:\s+\w+)?|cite\s+this(?:\s+\w+)?(?:\s+as)?|please\s+cite\s+this(?:\s+\w+)?\s+as|how\s+to\s+cite(?:\s+this\s+\w+)?)\s*:")
         .unwrap()
 });
 

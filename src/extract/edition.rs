@@ -26,9 +26,9 @@
 //!   use only when corroborated.
 //! - `< 0.2`: in a reference list or citation; never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, PageCtx, PageKind, Part};
 use crate::model::{Candidate, DocText, Field, Value};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `edition` candidate in the document's page text.
@@ -200,7 +200,7 @@ fn chinese_number(w: &str) -> Option<u32> {
 
 const EN_WORDS: &str = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth";
 
-static NUMBERED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static NUMBERED: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     [
         // English: "Second edition", "2nd ed.", "Third revised edition".
         format!(
@@ -229,12 +229,12 @@ static NUMBERED: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"[—－]\s*(\d{1,2})\s*版".to_string(),
     ]
     .iter()
-    .map(|p| Regex::new(p).unwrap())
+    .map(|p| Pattern::new(p).unwrap())
     .collect()
 });
 
-static REVISED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:revised\s+edition|revised\s+and\s+(?:expanded|updated)\s+edition|édition\s+revue|überarbeitete\s+auflage)\b")
+static REVISED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:revised\s+edition|revised\s+and\s+(?:expanded|updated)\s+edition|édition\s+revue|überarbeitete\s+auflage)\b")
         .unwrap()
 });
 

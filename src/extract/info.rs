@@ -10,8 +10,8 @@
 
 use super::authors::{parse_names, person_name};
 use super::layout::fold;
+use super::pattern::Pattern;
 use crate::model::{Candidate, Field, InfoMeta, Value, Via};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Score of an Info title that passed the junk filter.
@@ -45,8 +45,8 @@ pub fn find(info: &InfoMeta) -> Vec<Candidate> {
     out
 }
 
-static JUNK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static JUNK_TITLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)
         ^(?:microsoft\s+(?:word|powerpoint|excel)|untitled)\b
         | ^(?:untitled\s+document|document\s*\d*|no\s+title|unknown|none|null|n/?a|title|
@@ -139,12 +139,12 @@ fn clean_title(raw: &str, info: &InfoMeta) -> Option<String> {
     Some(t.to_string())
 }
 
-static JUNK_AUTHOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:user|admin|administrator|owner|unknown|author|authors?\s+name|anonymous|default|guest|staff|office|compaq|hp|dell|lenovo|microsoft|customer|test|pc|owner-pc)\b")
+static JUNK_AUTHOR: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^(?:user|admin|administrator|owner|unknown|author|authors?\s+name|anonymous|default|guest|staff|office|compaq|hp|dell|lenovo|microsoft|customer|test|pc|owner-pc)\b")
         .unwrap()
 });
-static INVERTED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*([\p{L}'’ -]+?),\s*([\p{L}.'’ -]+?)\s*$").unwrap());
+static INVERTED: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^\s*([\p{L}'’ -]+?),\s*([\p{L}.'’ -]+?)\s*$").unwrap());
 
 /// Person names in an Info Author; `None` when it is not a list of names.
 fn clean_authors(raw: &str) -> Option<Vec<String>> {

@@ -27,9 +27,9 @@
 //! - `< 0.2`: almost surely another book's (also-by list, reference list,
 //!   citation, price list); kept for diagnostics, never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, PageCtx, PageKind, Part};
 use crate::model::{Candidate, DocText, Field, Value};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `isbn` candidate in the document's page text.
@@ -174,39 +174,39 @@ struct Found {
     cited: bool,
 }
 
-static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)(?:\b[ep]?-?[i1l|]sbn(?:[-‐]?1[03])?\b|international\s+standard\s+book\s+number|书\s*号)",
     )
     .unwrap()
 });
 
-static LABEL_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:[ep]-?)?[i1l|]sbn(?:[-‐]?1[03])?").unwrap());
+static LABEL_PREFIX: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)^(?:[ep]-?)?[i1l|]sbn(?:[-‐]?1[03])?").unwrap());
 
 /// Between a label and its number: an optional "(hbk)" and punctuation.
-static AFTER_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:\(([^)]{1,30})\))?\s*[:：#.]?\s*").unwrap());
+static AFTER_LABEL: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^\s*(?:\(([^)]{1,30})\))?\s*[:：#.]?\s*").unwrap());
 
 /// After a number: an optional "(paperback)" qualifier.
-static QUALIFIER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*[\(\[]([^)\]]{1,40})[\)\]]").unwrap());
+static QUALIFIER: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^\s*[\(\[]([^)\]]{1,40})[\)\]]").unwrap());
 
 /// A joiner to a further number under the same label.
-static CHAIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:,|;|/|\bor\b|\boder\b|\bou\b|\band\b|\bund\b|\bo\b)\s*").unwrap()
+static CHAIN: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:,|;|/|\bor\b|\boder\b|\bou\b|\band\b|\bund\b|\bo\b)\s*").unwrap()
 });
 
 /// Labels of other numbers that look like ISBN-10s.
-static OTHER_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:lccn|control\s+n(?:umber|o)|card\s+n(?:umber|o)|issn|doi|tel\b|tel\.|phone|fax|call\s+n|\+\s*$|catalog(?:ue)?\s+n)")
+static OTHER_LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:lccn|control\s+n(?:umber|o)|card\s+n(?:umber|o)|issn|doi|tel\b|tel\.|phone|fax|call\s+n|\+\s*$|catalog(?:ue)?\s+n)")
         .unwrap()
 });
 
-static YEAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(?:1[5-9]|20)\d{2}\b").unwrap());
+static YEAR: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"\b(?:1[5-9]|20)\d{2}\b").unwrap());
 
-static VOLUME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:volume|vol\.|band|bd\.|tome|tomo|part)\s+(\d{1,2}|[ivx]{1,4}|one|two|three|four)\b")
+static VOLUME: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:volume|vol\.|band|bd\.|tome|tomo|part)\s+(\d{1,2}|[ivx]{1,4}|one|two|three|four)\b")
         .unwrap()
 });
 

@@ -19,9 +19,9 @@
 //!   enough to report alone.
 //! - `< 0.2`: labelled inside a reference list or citation; never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, PageCtx, PageKind};
 use crate::model::{Candidate, DocText, Field, Value, Via};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `lccn` candidate in the document's page text.
@@ -101,20 +101,20 @@ pub fn normalize(s: &str) -> Option<String> {
     Some(format!("{prefix}{year}{serial:0>6}"))
 }
 
-static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)(?:library\s+of\s+congress\s+(?:control|catalog(?:ue)?(?:\s+card)?|card)\s+(?:number|no\.?)|\blccn\b|\blc\s+control\s+(?:number|no\.?)|lccn\.loc\.gov/)",
     )
     .unwrap()
 });
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:https?://)?lccn\.loc\.gov/").unwrap());
+static URL: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)^(?:https?://)?lccn\.loc\.gov/").unwrap());
 
 /// The value after a label: optional punctuation, then prefix letters, a
 /// two- or four-digit year and a serial (hyphenated or six digits).
-static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static VALUE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d{1,6}|\d{6})(?:/[a-z0-9]+)?)\b",
     )
     .unwrap()
@@ -122,13 +122,14 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The same for OCR text, which may split the serial with a space
 /// ("72-8 1345").
-static VALUE_OCR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d(?:\s?\d){0,5}|\d{6})(?:/[a-z0-9]+)?)\b")
+static VALUE_OCR: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^\s*[:：#.]?\s*((?:[a-z]{1,3}\s?)?\d{2,4}(?:\s?[-‐–]\s?\d(?:\s?\d){0,5}|\d{6})(?:/[a-z0-9]+)?)\b")
         .unwrap()
 });
 
-static SHAPE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^([a-z]{0,3})(\d{4}|\d{2})(?:[-‐–](\d{1,6})|(\d{6}))$").unwrap());
+static SHAPE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^([a-z]{0,3})(\d{4}|\d{2})(?:[-‐–](\d{1,6})|(\d{6}))$").unwrap()
+});
 
 fn score(p: &PageCtx, i: usize, label: &str, after: &str) -> (f32, String) {
     let where_ = format!("p{}", p.index());

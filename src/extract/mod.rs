@@ -13,6 +13,7 @@ pub mod info;
 pub mod isbn;
 pub mod layout;
 pub mod lccn;
+pub mod pattern;
 pub mod publisher;
 pub mod title;
 pub mod year;

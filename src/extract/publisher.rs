@@ -32,9 +32,9 @@
 //!   published", mentions in running text or on a back cover.
 //! - `< 0.2`: never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
 use crate::model::{Candidate, DocText, Field, Value};
-use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -149,8 +149,8 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
 }
 
 /// Words that make a name an organisation (publisher, university, society).
-static ORG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static ORG: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
     )
     .unwrap()
@@ -158,52 +158,52 @@ static ORG: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Organisation words that name publishers outright (an affiliation such
 /// as "The University of Keewatin" has only the weaker kind).
-static PUBLISHER_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
+static PUBLISHER_WORD: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
         .unwrap()
 });
 
 /// Words around an author's affiliation block.
-static AFFILIATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:department|dept\.|faculty|school\s+of|laboratory|lab\b|e-?mail)|@")
+static AFFILIATION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:department|dept\.|faculty|school\s+of|laboratory|lab\b|e-?mail)|@")
         .unwrap()
 });
 
 /// A capitalised organisation name in running heads/feet.
-static ORG_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:\p{Lu}[\p{L}&'.-]*\s+){1,4}(?:Association|Press|Society|Institute|Foundation|Publishing|Publishers|Verlag|Books)\b")
+static ORG_PHRASE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"\b(?:\p{Lu}[\p{L}&'.-]*\s+){1,4}(?:Association|Press|Society|Institute|Foundation|Publishing|Publishers|Verlag|Books)\b")
         .unwrap()
 });
 
-static PUBLISHED_BY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static PUBLISHED_BY: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,']+){0,8}?\s+by\s+(?:(?:the\s+)?registered\s+company\s+)?|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
     )
     .unwrap()
 });
 
-static SELF_PUBLISHED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(?:independently|self)[- ]published\b").unwrap());
+static SELF_PUBLISHED: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)\b(?:independently|self)[- ]published\b").unwrap());
 
-static CIP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[^:;|]{1,40}?\s:\s*(\p{Lu}[^,:;|]{1,60}?),\s*\[?c?\d{4}").unwrap()
+static CIP: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"[^:;|]{1,40}?\s:\s*(\p{Lu}[^,:;|]{1,60}?),\s*\[?c?\d{4}").unwrap()
 });
 
-static CN_PUBLISHER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:出版发行|出版者|出\s*版)\s*[：:]\s*(\S{2,30})|[：:]\s*([^，,：:\s]{2,30}?(?:出版社|出版公司|书局|印书馆))\s*[，,]\s*\d{4}")
+static CN_PUBLISHER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?:出版发行|出版者|出\s*版)\s*[：:]\s*(\S{2,30})|[：:]\s*([^，,：:\s]{2,30}?(?:出版社|出版公司|书局|印书馆))\s*[，,]\s*\d{4}")
         .unwrap()
 });
 
-static COPYRIGHT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(?:©|\(c\)|\bcopyright\b)").unwrap());
+static COPYRIGHT: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)(?:©|\(c\)|\bcopyright\b)").unwrap());
 
 /// Years, commas and "by" between a copyright sign and the holder.
-static HOLDER_LEAD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap());
+static HOLDER_LEAD: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)^(?:\s|©|\(c\)|\bc\b|[\d,–—-]|by\b)*").unwrap());
 
 /// Where a name stops: punctuation, brackets, a year, an address, a URL.
-static NAME_END: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[,;|\[(\n]|\s{2,}|\s+https?:|\s+www\.|\b(?:1[5-9]|20)\d{2}\b|\s+in\s+\d|\s+and\s+by\b|\s+under\b|\s+for\s+the\b|\.\s|\.$|\s+\d)").unwrap()
+static NAME_END: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:[,;|\[(\n]|\s{2,}|\s+https?:|\s+www\.|\b(?:1[5-9]|20)\d{2}\b|\s+in\s+\d|\s+and\s+by\b|\s+under\b|\s+for\s+the\b|\.\s|\.$|\s+\d)").unwrap()
 });
 
 /// Abbreviations whose full stop does not end the name.

@@ -22,10 +22,10 @@
 //! title. Library cataloguing data ("Title: X : Y / by ...") and colophon
 //! sentences ("X was published in 2019 by ...") give further candidates.
 
-use super::authors::{LineKind, classify};
+use super::authors::{LineKind, classify, is_credit_or_connector};
 use super::layout::{Block, Layout, PageLayout, fold, is_cjk, join_lines, tokens};
+use super::pattern::Pattern;
 use crate::model::{Candidate, DocText, Field, Value};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `title` and `subtitle` candidate in the document's page text.
@@ -51,8 +51,8 @@ pub fn find_in(layout: &Layout) -> Vec<Candidate> {
     out
 }
 
-static LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:contents|table\s+of\s+contents|brief\s+contents|index|preface|foreword|
         introduction|acknowledge?ments?|abstract|summary|bibliography|references|appendix|
         glossary|dedication|epilogue|prologue|afterword|notes|colophon|about\s+the\s+authors?|
@@ -63,8 +63,8 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static SECTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static SECTION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:(?:chapter|chapitre|kapitel|cap[ií]tulo|capitolo|part|teil|partie|section|
         lecture|lesson|unit|appendix|anhang|volume|vol\.|band|tome|tomo|book|livre|buch)
         \s+(?:\d+|[ivxlc]+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)\b
@@ -72,8 +72,8 @@ static SECTION: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static GENRE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static GENRE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:technical\s+report|tech\.?\s+rep(?:ort)?\.?|research\s+(?:article|paper|report)|
         original\s+(?:article|paper|research)|review(?:\s+article)?|short\s+communication|letter|
         pre-?print|e-?print|draft|confidential|working\s+paper|white\s+paper|discussion\s+paper|
@@ -89,30 +89,30 @@ static GENRE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static NEVER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static NEVER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
     )
     .unwrap()
 });
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static DATE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)^(?:(?:revised|updated|printed|published|version|as\s+of)\s+)?
         (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|fevr|avr|mai|juin|juil|août|aout|déc|mär|okt|dez|ene|abr|ago|dic|gen|giu|lug|ott|set)\p{L}*\.?\s+)?
         (?:\d{1,2},?\s+)?\(?\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?\)?\.?$",
     )
     .unwrap()
 });
-static DEDICATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static DEDICATION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?x)^(?:for|to|para|pour|für|à|a|per|voor|dla|till|til|in\s+memory|in\s+memoriam)\s
         |(?i)^(?:for|to|para|pour|für)\s+(?:my|our|mi|mis|ma|mon|mes|meine[nm]?|the\s+memory)\b
         |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b",
     )
     .unwrap()
 });
-static MASTHEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static MASTHEAD: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly|sponsored)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
     )
     .unwrap()
@@ -149,7 +149,7 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
         || NEVER.is_match(t)
         || DATE.is_match(t)
         || DEDICATION.is_match(t)
-        || matches!(classify(t), LineKind::Credit | LineKind::Connector { .. })
+        || is_credit_or_connector(t)
     {
         return None;
     }
@@ -173,8 +173,8 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
     Some(penalty)
 }
 
-static EDITION_TAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static EDITION_TAIL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"(?ix)[,;]?\s*(?:
         (?:\d+(?:st|nd|rd|th|\.)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|
            revised|updated|new|expanded|enlarged|international|student|durchgesehene|erweiterte|
@@ -267,14 +267,14 @@ fn push_pair(
     }
 }
 
-static INSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:universit\w*|institut\w*|department|dept\.|laborator\w*|college|school|inc\.|gmbh|ltd\.?|corporation|research\s+cent(?:er|re))\b|@").unwrap()
+static INSTITUTION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:universit\w*|institut\w*|department|dept\.|laborator\w*|college|school|inc\.|gmbh|ltd\.?|corporation|research\s+cent(?:er|re))\b|@").unwrap()
 });
-static IMPRINT_PAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)©|\bcopyright\b|all rights reserved|cataloging|cataloguing|\bCIP\b|在版编目|dépôt légal|bibliografische information|printed in\b").unwrap()
+static IMPRINT_PAGE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)©|\bcopyright\b|all rights reserved|cataloging|cataloguing|\bCIP\b|在版编目|dépôt légal|bibliografische information|printed in\b").unwrap()
 });
-static IMPRINT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:press|verlag|fachverlag|publish\w*|books|editions?|éditions|edizioni|editorial|editora|library|house|media)\b|出版社|出版|书局|書局").unwrap()
+static IMPRINT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:press|verlag|fachverlag|publish\w*|books|editions?|éditions|edizioni|editorial|editora|library|house|media)\b|出版社|出版|书局|書局").unwrap()
 });
 
 /// Title candidates from the blocks of one front page.
@@ -496,12 +496,12 @@ fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
     Some(sub)
 }
 
-static CIP_TITLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^Title:\s*").unwrap());
-static CIP_NEXT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(?:Names|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
+static CIP_TITLE: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"(?m)^Title:\s*").unwrap());
+static CIP_NEXT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?m)^(?:Names|Other titles|Description|Identifiers|Subjects|Classification|LC record|LC ebook record|Series|Summary|Audience)\s*:").unwrap()
 });
-static COLOPHON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^(\p{Lu}[^\n]{2,150}?)\s+(?:was|is)\s+(?:first\s+|originally\s+)?published\s+(?:in\s+\d{4}\s+)?by\b").unwrap()
+static COLOPHON: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?m)^(\p{Lu}[^\n]{2,150}?)\s+(?:was|is)\s+(?:first\s+|originally\s+)?published\s+(?:in\s+\d{4}\s+)?by\b").unwrap()
 });
 
 /// Titles stated in words: CIP data and colophon sentences.

@@ -33,10 +33,10 @@
 //! - `< 0.2`: reprint years and dates labelled submitted/accepted/typeset;
 //!   never report.
 
+use super::pattern::Pattern;
 use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
 use crate::extract::edition::{self, Edition};
 use crate::model::{Candidate, DocText, Field, Value, Via};
-use regex::Regex;
 use std::sync::LazyLock;
 
 /// Every `year` candidate in the document's page text.
@@ -192,51 +192,51 @@ fn years_in(s: &str) -> Vec<Year> {
     out
 }
 
-static RANGE_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*[-–—]\s*(\d{4}|\d{2})(?:[^\d]|$)").unwrap());
-static ISO_REST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^-\d{2}-\d{2}").unwrap());
+static RANGE_END: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^\s*[-–—]\s*(\d{4}|\d{2})(?:[^\d]|$)").unwrap());
+static ISO_REST: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^-\d{2}-\d{2}").unwrap());
 
-static REPRINT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:reprint(?:ed)?|re-?issued|printing|impression|nachdruck|réimpression|réimprimé|ristampa|tirage)\b|印\s*次|次印刷")
+static REPRINT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:reprint(?:ed)?|re-?issued|printing|impression|nachdruck|réimpression|réimprimé|ristampa|tirage)\b|印\s*次|次印刷")
         .unwrap()
 });
-static THIS_EDITION: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bthis\s+edition\b").unwrap());
-static FIRST_PUBLISHED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:first|originally)\s+published\b|\berstmals\s+erschienen\b|\bpremière\s+publication\b")
+static THIS_EDITION: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)\bthis\s+edition\b").unwrap());
+static FIRST_PUBLISHED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:first|originally)\s+published\b|\berstmals\s+erschienen\b|\bpremière\s+publication\b")
         .unwrap()
 });
-static DEPOSIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bd[ée]p[ôo]t\s+l[ée]gal\b").unwrap());
-static COPYRIGHT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:©|\(c\)|\bcopyright\b|\bcopr\.|^\s*c\s+(?:\p{Lu}|\d))").unwrap()
+static DEPOSIT: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)\bd[ée]p[ôo]t\s+l[ée]gal\b").unwrap());
+static COPYRIGHT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:©|\(c\)|\bcopyright\b|\bcopr\.|^\s*c\s+(?:\p{Lu}|\d))").unwrap()
 });
 /// What follows "Copyright" when it is not a notice ("Copyright, Designs
 /// and Patents Act 1988", "copyright law").
-static NOT_NOTICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:,|act\b|law\b|laws\b|notice\b|holder|page\b|information\b|and\b|designs\b|office\b|protection\b|clearance\b)").unwrap()
+static NOT_NOTICE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:,|act\b|law\b|laws\b|notice\b|holder|page\b|information\b|and\b|designs\b|office\b|protection\b|clearance\b)").unwrap()
 });
-static PUBLISHED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bpublished\b|\bpublication\s+date\b|\berschienen\b|\bparu\b|\bpubli[ée]\b")
+static PUBLISHED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\bpublished\b|\bpublication\s+date\b|\berschienen\b|\bparu\b|\bpubli[ée]\b")
         .unwrap()
 });
-static CIP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:\s:\s*[^:;|]{2,60}?,\s*\[?c?(\d{4})\b|(?:出版社|出版公司|书局|印书馆)\s*[，,]\s*(\d{4}))")
+static CIP: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?:\s:\s*[^:;|]{2,60}?,\s*\[?c?(\d{4})\b|(?:出版社|出版公司|书局|印书馆)\s*[，,]\s*(\d{4}))")
         .unwrap()
 });
 /// Lines carrying identifiers or addresses are not date lines.
-static IDENTIFIER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)isbn|issn|doi|https?:|www\.|@").unwrap());
+static IDENTIFIER: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)isbn|issn|doi|https?:|www\.|@").unwrap());
 
-static LABELLED_OTHER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:submitted|accepted|received|run through|typeset on|compiled|generated|last modified|printed on|downloaded|accessed|retrieved)\b")
+static LABELLED_OTHER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\b(?:submitted|accepted|received|run through|typeset on|compiled|generated|last modified|printed on|downloaded|accessed|retrieved)\b")
         .unwrap()
 });
 
 const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|spring|summer|autumn|fall|winter";
 
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
+static DATE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(&format!(
         r"(?i)(?:\b(?:{MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?\d{{4}}\b|\b\d{{1,2}}\.?\s+(?:{MONTHS})\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}}\b|\d{{4}}\s*年\s*\d{{1,2}}\s*月)"
     ))
     .unwrap()
@@ -314,8 +314,8 @@ fn edition_years(seg: &str) -> Vec<(u32, i32)> {
     out
 }
 
-static CJK_EDITION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(\d{4})\s*年\s*(?:\d{1,2}\s*月\s*)?(?:\d{1,2}\s*日\s*)?第\s*([0-9一二三四五六七八九十]{1,3})\s*版")
+static CJK_EDITION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(\d{4})\s*年\s*(?:\d{1,2}\s*月\s*)?(?:\d{1,2}\s*日\s*)?第\s*([0-9一二三四五六七八九十]{1,3})\s*版")
         .unwrap()
 });
 
