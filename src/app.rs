@@ -294,7 +294,10 @@ pub fn run(
         sessions,
         versions,
     };
+    // One thread more than workers: a document's extraction (no pdfium)
+    // runs while the workers read the next ones.
     let doc_threads = cfg.jobs.max(1)
+        + 1
         + if settings.analyze_with_vision {
             2 * settings.vlm_concurrency
         } else {

@@ -194,26 +194,41 @@ pub fn process(
     };
 
     let front = select::front_pages(info.page_count, &s.matter);
-    let mut pages = load_pages(ctx, hash, &front, &mut pdf)?;
-    ocr_where_needed(ctx, hash, &mut pages, &mut pdf, diagnostics)?;
     let mut seen = Seen::default();
-    if let Some(pool) = ctx.vision {
-        ask_vision(ctx, pool, &pages, &mut pdf, diagnostics, &mut seen)?;
+    let mut pages = read_matter(ctx, hash, &front, &mut pdf, diagnostics, &mut seen)?;
+    // In `always` mode the back pages are read with the same worker, before
+    // it goes back to the pool.
+    let always = s.matter.back.mode == crate::settings::BackMode::Always;
+    let mut back = Vec::new();
+    if always {
+        back = select::back_pages(info.page_count, &s.matter);
+        pages.extend(read_matter(
+            ctx,
+            hash,
+            &back,
+            &mut pdf,
+            diagnostics,
+            &mut seen,
+        )?);
     }
+    // Extraction needs no pdfium: another document reads meanwhile.
+    pdf.release();
     let mut decision = decide_all(&info, &pages, &seen);
 
     // Back matter, in `fallback` mode only when front matter (with its
     // vision answers, which were awaited above) lacks something wanted.
-    let mut back = Vec::new();
-    if select::wants_back_matter(&s.matter, &decision.metadata) {
+    if !always && select::wants_back_matter(&s.matter, &decision.metadata) {
         back = select::back_pages(info.page_count, &s.matter);
         if !back.is_empty() {
-            let mut back_pages = load_pages(ctx, hash, &back, &mut pdf)?;
-            ocr_where_needed(ctx, hash, &mut back_pages, &mut pdf, diagnostics)?;
-            if let Some(pool) = ctx.vision {
-                ask_vision(ctx, pool, &back_pages, &mut pdf, diagnostics, &mut seen)?;
-            }
-            pages.extend(back_pages);
+            pages.extend(read_matter(
+                ctx,
+                hash,
+                &back,
+                &mut pdf,
+                diagnostics,
+                &mut seen,
+            )?);
+            pdf.release();
             decision = decide_all(&info, &pages, &seen);
         }
     }
@@ -235,6 +250,24 @@ pub fn process(
         },
         warnings: seen.warnings,
     })
+}
+
+/// The pages at `indices` as colophon reads them: the text layer (cached),
+/// OCR where it is missing, and the vision model's answers where asked.
+fn read_matter(
+    ctx: &Context,
+    hash: &DocHash,
+    indices: &[u32],
+    pdf: &mut LazySession,
+    diagnostics: Option<&Path>,
+    seen: &mut Seen,
+) -> Result<Vec<PageText>> {
+    let mut pages = load_pages(ctx, hash, indices, pdf)?;
+    ocr_where_needed(ctx, hash, &mut pages, pdf, diagnostics)?;
+    if let Some(pool) = ctx.vision {
+        ask_vision(ctx, pool, &pages, pdf, diagnostics, seen)?;
+    }
+    Ok(pages)
 }
 
 /// Replaces the text of pages without a usable text layer by Tesseract's

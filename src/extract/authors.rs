@@ -287,7 +287,7 @@ fn classify_wording(text: &str) -> Result<LineKind, (String, bool)> {
 
 /// [`classify`] of a line that must be read as a list of names.
 fn classify_names(t: &str, had_link: bool) -> LineKind {
-    let list = parse_names(t);
+    let list = read_names(t, true);
     if list.others > 0 {
         return LineKind::Other;
     }
@@ -336,6 +336,14 @@ static EDITOR_WORD: LazyLock<Pattern> = LazyLock::new(|| {
 /// Splits a list of names, dropping role words, footnote marks and
 /// institutions.
 pub(crate) fn parse_names(text: &str) -> NameList {
+    read_names(text, false)
+}
+
+/// [`parse_names`]; with `stop_at_other`, the reading stops at the first
+/// piece that is neither a name nor an institution (the list then has
+/// `others == 1`): that is all [`classify`] needs to know, and most lines
+/// of a page are such text.
+fn read_names(text: &str, stop_at_other: bool) -> NameList {
     let mut t = text.trim().to_string();
     let mut marked = false;
     let mut editor = false;
@@ -403,7 +411,12 @@ pub(crate) fn parse_names(text: &str) -> NameList {
                 }
             }
             Piece::Org => orgs += 1,
-            Piece::Other => others += 1,
+            Piece::Other => {
+                others += 1;
+                if stop_at_other {
+                    break;
+                }
+            }
         }
     }
     NameList {

@@ -111,6 +111,9 @@ pub struct Statement {
 /// Every edition statement in `text` (any supported language).
 pub fn statements(text: &str) -> Vec<Statement> {
     let mut out: Vec<Statement> = Vec::new();
+    if !MAY_STATE.is_match(text) {
+        return out;
+    }
     for re in NUMBERED.iter() {
         for c in re.captures_iter(text) {
             let m = c.get(0).unwrap();
@@ -231,6 +234,15 @@ static NUMBERED: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     .iter()
     .map(|p| Pattern::new(p).unwrap())
     .collect()
+});
+
+/// A word that every pattern of [`NUMBERED`] and [`REVISED`] needs: a line
+/// without one is not asked each of them (most lines have none).
+static MAY_STATE: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)edi|ed\.|edn|dition|auflage|vydán|wydanie|kiadás|izdanje|upplagan|udgave|utgave|painos|版",
+    )
+    .unwrap()
 });
 
 static REVISED: LazyLock<Pattern> = LazyLock::new(|| {

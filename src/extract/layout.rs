@@ -20,25 +20,86 @@ use super::authors::{LineKind, classify};
 use super::title::title_penalty;
 use crate::model::{DocText, PageText, TextLine, Via};
 use std::collections::HashMap;
-use unicode_normalization::UnicodeNormalization;
 
 /// Lower-case, accents removed, punctuation turned into spaces, whitespace
 /// collapsed: the form in which two spellings of one title compare equal.
+///
+/// One pass, without allocating more than the result: fold runs on every
+/// line several times. Each character is decomposed on its own (NFKD of a
+/// string is the NFKD of each character, then combining marks reordered;
+/// the marks are dropped here, so their order does not matter), and ASCII
+/// is its own decomposition.
 pub fn fold(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    if s.is_ascii() {
-        // The same result without the NFKD iterator (ASCII is its own
-        // NFKD, without combining marks): most lines are ASCII, and fold
-        // runs on every line several times.
-        for b in s.bytes() {
-            match b {
-                b'&' => out.push_str(" and "),
-                b if b.is_ascii_alphanumeric() => out.push(b.to_ascii_lowercase() as char),
-                _ => out.push(' '),
-            }
+    let mut out = Folded {
+        text: String::with_capacity(s.len()),
+        gap: false,
+    };
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            unicode_normalization::char::decompose_compatible(c, |d| {
+                if !unicode_normalization::char::is_combining_mark(d) {
+                    out.push(d);
+                }
+            });
         }
-        return collapse_spaces(&out);
     }
+    out.text
+}
+
+/// The text [`fold`] builds, and whether a space is due before the next
+/// word character.
+struct Folded {
+    text: String,
+    gap: bool,
+}
+
+impl Folded {
+    fn push(&mut self, c: char) {
+        match c {
+            'ß' => self.word("ss"),
+            'ø' | 'Ø' => self.word("o"),
+            'ł' | 'Ł' => self.word("l"),
+            'æ' | 'Æ' => self.word("ae"),
+            'œ' | 'Œ' => self.word("oe"),
+            'ı' => self.word("i"),
+            '&' => {
+                self.gap = true;
+                self.word("and");
+                self.gap = true;
+            }
+            c if c.is_ascii_alphanumeric() => {
+                self.space();
+                self.text.push(c.to_ascii_lowercase());
+            }
+            c if c.is_alphanumeric() => {
+                self.space();
+                self.text.extend(c.to_lowercase());
+            }
+            _ => self.gap = true,
+        }
+    }
+
+    fn word(&mut self, w: &str) {
+        self.space();
+        self.text.push_str(w);
+    }
+
+    fn space(&mut self) {
+        if self.gap && !self.text.is_empty() {
+            self.text.push(' ');
+        }
+        self.gap = false;
+    }
+}
+
+/// [`fold`] as first written (through the NFKD iterator, then collapsing
+/// spaces): the reference its tests compare with.
+#[cfg(test)]
+fn fold_unicode(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let mut out = String::with_capacity(s.len());
     for c in s.nfkd() {
         if unicode_normalization::char::is_combining_mark(c) {
             continue;
@@ -59,6 +120,7 @@ pub fn fold(s: &str) -> String {
 }
 
 /// Words separated by single spaces, no space at either end.
+#[cfg(test)]
 fn collapse_spaces(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
@@ -79,28 +141,37 @@ pub fn is_cjk(c: char) -> bool {
 /// Folded words; CJK text counts one token per character, since it has no
 /// spaces to split on.
 pub fn tokens(s: &str) -> Vec<String> {
+    token_slices(&fold(s))
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The [`tokens`] of an already folded text, as slices of it (no copy per
+/// token: `decide` compares every pair of candidates with [`token_f1`]).
+fn token_slices(folded: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for w in fold(s).split(' ') {
+    for w in folded.split(' ') {
         if w.is_empty() {
             continue;
         }
-        if w.chars().any(is_cjk) {
-            let mut run = String::new();
-            for c in w.chars() {
-                if is_cjk(c) {
-                    if !run.is_empty() {
-                        out.push(std::mem::take(&mut run));
-                    }
-                    out.push(c.to_string());
-                } else {
-                    run.push(c);
+        if !w.chars().any(is_cjk) {
+            out.push(w);
+            continue;
+        }
+        let mut run_start: Option<usize> = None;
+        for (i, c) in w.char_indices() {
+            if is_cjk(c) {
+                if let Some(s) = run_start.take() {
+                    out.push(&w[s..i]);
                 }
+                out.push(&w[i..i + c.len_utf8()]);
+            } else if run_start.is_none() {
+                run_start = Some(i);
             }
-            if !run.is_empty() {
-                out.push(run);
-            }
-        } else {
-            out.push(w.to_string());
+        }
+        if let Some(s) = run_start {
+            out.push(&w[s..]);
         }
     }
     out
@@ -108,17 +179,18 @@ pub fn tokens(s: &str) -> Vec<String> {
 
 /// Token F1 between two texts (bag of folded tokens), 0 when either is empty.
 pub fn token_f1(a: &str, b: &str) -> f32 {
-    let (ta, tb) = (tokens(a), tokens(b));
+    let (fa, fb) = (fold(a), fold(b));
+    let (ta, tb) = (token_slices(&fa), token_slices(&fb));
     if ta.is_empty() || tb.is_empty() {
         return 0.0;
     }
     let mut bag: HashMap<&str, i32> = HashMap::new();
     for t in &tb {
-        *bag.entry(t.as_str()).or_default() += 1;
+        *bag.entry(t).or_default() += 1;
     }
     let mut common = 0;
     for t in &ta {
-        if let Some(n) = bag.get_mut(t.as_str())
+        if let Some(n) = bag.get_mut(t)
             && *n > 0
         {
             *n -= 1;
@@ -593,6 +665,32 @@ pub(crate) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
+
+    #[test]
+    fn fold_is_the_nfkd_fold() {
+        for s in [
+            "Manuál k CSTeXu!",
+            "Straße & Øresund — Łódź, Æsop, Œuvres",
+            "İstanbul ıi",
+            "ﬁnal ﬂow ½ ² Ⅻ",
+            "Ångström e\u{301}e\u{301}\u{323}",
+            "中文 标题：第三版 한국어 カタカナ",
+            "«Les Misérables» — “quoted” ‘text’",
+            "\u{a0}nbsp\u{2009}thin\u{3000}ideographic ",
+            "Ⓐ ⓑ ㈱ ㎏",
+            "",
+            "   ",
+            "&",
+            "A&B",
+            "&Lead & trail&",
+            "  The  Art of--Computer   Programming, Vol. 1 (3rd ed.)  ",
+            "R&D: 50% off!!",
+            "a\tb\nc",
+            "x&&y",
+        ] {
+            assert_eq!(fold(s), fold_unicode(s), "{s:?}");
+        }
+    }
 
     #[test]
     fn fold_ignores_case_accents_and_punctuation() {

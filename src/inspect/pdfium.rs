@@ -402,6 +402,7 @@ fn page_glyphs(
     let mut out = Vec::with_capacity(chars.len());
     // Font name → bold, so each font is judged once.
     let mut bold_by_font: HashMap<String, bool> = HashMap::new();
+    let mut last_font: Option<(String, bool)> = None;
     let margin = 2.0;
     for c in chars.iter() {
         let Some(ch) = c.unicode_char() else { continue };
@@ -440,11 +441,21 @@ fn page_glyphs(
             false
         } else {
             let name = c.font_name();
-            match bold_by_font.get(&name) {
-                Some(&b) => b,
-                None => {
-                    let b = font_is_bold(&name, c.font_weight()) || c.font_is_bold_reenforced();
-                    bold_by_font.insert(name, b);
+            // Runs of glyphs share a font: compare with the last one before
+            // hashing the name.
+            match &last_font {
+                Some((last, b)) if *last == name => *b,
+                _ => {
+                    let b = match bold_by_font.get(&name) {
+                        Some(&b) => b,
+                        None => {
+                            let b =
+                                font_is_bold(&name, c.font_weight()) || c.font_is_bold_reenforced();
+                            bold_by_font.insert(name.clone(), b);
+                            b
+                        }
+                    };
+                    last_font = Some((name, b));
                     b
                 }
             }
