@@ -18,7 +18,7 @@
 # The machine should be otherwise idle: each figure is the best of
 # PERF_REPEAT runs (default 3; 1 for the long cold runs).
 #
-# Environment: PERF_FILES (10000), PERF_DIR, PERF_KEEP, PERF_REPEAT (3),
+# Environment: PERF_SECTIONS ("1 2 3 4": which figures), PERF_FILES (10000), PERF_DIR, PERF_KEEP, PERF_REPEAT (3),
 # PERF_MAX_KB (1024: larger corpus files are left out of the 10,000-file
 # library to keep it near 2 GB), PERF_FLOOR_FILES (300), COLOPHON_CORPUS
 # (default ../shared/corpus/pdfs).
@@ -187,12 +187,18 @@ line() { report+=("$(printf "$@")"); printf "$@" >&2; echo >&2; }
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 # ------------------------------------------- 1. cold corpus, jobs 1 vs 2
+sections="${PERF_SECTIONS:-1 2 3 4}"
+wants() { [[ " $sections " == *" $1 "* ]]; }
 mkdir -p "$work/corpus"
 ln -sfn "$corpus" "$work/corpus/data"
 ncorpus=$(find -L "$corpus" -name '*.pdf' | wc -l)
 echo "1. cold dry run over the corpus ($ncorpus PDFs)..." >&2
 saved_repeat=$repeat; repeat=1
-c1=$(best_cold "$work/corpus" --jobs 1)
+if wants 1; then
+  c1=$(best_cold "$work/corpus" --jobs 1)
+else
+  c1=$(best_cold "$work/corpus" --jobs 2) # only for the text sources below
+fi
 # Text sources for the rest: files of which no page was rendered for OCR.
 text_sources=()
 for f in "$corpus"/*.pdf; do
@@ -202,12 +208,13 @@ for f in "$corpus"/*.pdf; do
   fi
 done
 ocr_pages=$(summary "$work/corpus" "pages OCRed")
-c2=$(best_cold "$work/corpus" --jobs 2)
 repeat=$saved_repeat
+wants 1 && c2=$(repeat=1 best_cold "$work/corpus" --jobs 2) &&
 line "cold corpus (%s PDFs, %s pages OCRed)   --jobs 1: %6.1f s   --jobs 2: %6.1f s   ratio %.2f (target <= 0.60)" \
   "$ncorpus" "$ocr_pages" "$c1" "$c2" "$(calc "$c2 / $c1")"
 
 # ----------------------------------------- 2. per page against pdftotext
+if wants 2; then
 echo "2. per page of born-digital text against pdftotext ($floor_files files)..." >&2
 mkdir -p "$work/floor/data"
 copies "$work/floor/data" 0 "$floor_files" floor "${text_sources[@]}"
@@ -215,22 +222,27 @@ find "$work/floor/data" -name '*.pdf' | sort > "$work/floor/list"
 # Pages pdftotext reads: the first 8 of each file.
 pt_pages=$(while read -r f; do pdfinfo "$f" 2>/dev/null | sed -n 's/^Pages: *//p'; done < "$work/floor/list" |
   awk '{p += ($1 < 8 ? $1 : 8)} END {print p}')
+# Interleaved (colophon, then pdftotext, in each round) so that a change in
+# the machine's speed hits both; pdftotext runs without a shell around it.
 for j in 1 2; do
-  s=$(best_cold "$work/floor" --jobs "$j")
-  pages=$(summary "$work/floor" "pages read by pdfium")
-  ocr=$(summary "$work/floor" "pages OCRed")
-  best=""
+  s="" best=""
   for _ in $(seq "$repeat"); do
+    set_aside "$work/floor"
+    s=$(min "$s" "$(seconds "$work/floor" --jobs "$j")")
     start=$(date +%s.%N)
-    xargs -P "$j" -n 1 -a "$work/floor/list" sh -c 'pdftotext -f 1 -l 8 "$0" - >/dev/null'
+    xargs -P "$j" -a "$work/floor/list" -I{} pdftotext -f 1 -l 8 {} /dev/null
     best=$(min "$best" "$(calc "$(date +%s.%N) - $start")")
   done
+  pages=$(summary "$work/floor" "pages read by pdfium")
+  ocr=$(summary "$work/floor" "pages OCRed")
   line "per page, parallelism %s   colophon: %.2f ms/page (%s pages, %s OCRed, %.2f s)   pdftotext -f 1 -l 8: %.2f ms/page (%s pages, %.2f s)   ratio %.2f (target <= 1)" \
     "$j" "$(calc "$s * 1000 / $pages")" "$pages" "$ocr" "$s" "$(calc "$best * 1000 / $pt_pages")" "$pt_pages" "$best" \
     "$(calc "($s / $pages) / ($best / $pt_pages)")"
 done
+fi
 
 # ---------------------------------------------------- 3. the library
+if wants 3; then
 echo "3. library of $files PDFs..." >&2
 lib_sources=()
 for f in "${text_sources[@]}"; do
@@ -282,8 +294,10 @@ computed=$(summary "$main" "records computed")
 rm "$main/data/new"
 line "incremental %s + 10 new --jobs 2: %.2f s (%s records computed)   = cold 10 (%.2f s) + warm %s (%.2f s) = %.2f s expected" \
   "$n_all" "$inc" "$computed" "$new_cold" "$n_all" "$warm_all" "$(calc "$new_cold + $warm_all")"
+fi
 
 # ------------------------------------------------------- 4. vision overlap
+if wants 4; then
 echo "4. vision overlap..." >&2
 mkdir -p "$work/vision/data" "$work/vision/titles"
 for n in $(seq 0 39); do
@@ -302,6 +316,8 @@ asked=$(summary "$work/vision" "vision requests")
 kill "$fake_pid" 2>/dev/null || true; fake_pid=""
 line "vision: 40 docs, %s pages asked, backend 1 s/page, VLM_CONCURRENCY 4, --jobs 2: %.1f s   (ideal 10 s, serial 40 s; same run without vision %.1f s)" \
   "$asked" "$vis" "$cpu_only"
+fi
+
 
 echo
 echo "colophon perf figures ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average at end $(cut -d' ' -f1-3 /proc/loadavg))"

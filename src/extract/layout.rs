@@ -35,7 +35,12 @@ pub fn fold(s: &str) -> String {
         gap: false,
     };
     for c in s.chars() {
-        if c.is_ascii() {
+        if c.is_ascii_alphanumeric() {
+            out.space();
+            out.text.push(c.to_ascii_lowercase());
+        } else if c.is_ascii() && c != '&' {
+            out.gap = true;
+        } else if c.is_ascii() {
             out.push(c);
         } else {
             unicode_normalization::char::decompose_compatible(c, |d| {
