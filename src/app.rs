@@ -269,6 +269,16 @@ pub fn run(
     reporter.files_total(files.len() as u64);
     let hashes = fingerprint::fingerprint(&files, cache, cfg.rehash);
     let run_dir = RunDir::create(&paths.cache_dir)?;
+    // Outputs of old runs go while this one works (deleting tens of
+    // thousands of small files takes a while); joined before returning.
+    let pruning = {
+        let old = run_dir.older_runs(report::KEEP_RUNS);
+        std::thread::spawn(move || {
+            for dir in old {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        })
+    };
     let mut records = RecordsFile::create(&run_dir)?;
     let mut summary = Summary::default();
     for h in hashes.iter().flatten() {
@@ -505,6 +515,7 @@ pub fn run(
     )
     .context("writing summary.md")?;
     run_dir.mark_latest()?;
+    let _ = pruning.join();
     reporter.message(&summary.line(seconds));
     if fatal.load(Ordering::Relaxed) {
         reporter.message(&format!(

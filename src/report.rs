@@ -52,6 +52,31 @@ impl RunDir {
         self.path.join("diagnostics").join(rel.with_extension(""))
     }
 
+    /// Output folders of earlier runs beyond the newest `keep` (this run
+    /// counted), oldest first: what [`KEEP_RUNS`] lets go. Only folders
+    /// named like a run id are considered; undo journals live elsewhere
+    /// (`cache/journal/`), so no run is lost to `colophon undo`.
+    pub fn older_runs(&self, keep: usize) -> Vec<PathBuf> {
+        let runs = self.path.parent().expect("run dir has a parent");
+        let Ok(entries) = fs::read_dir(runs) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|id| is_run_id(id))
+            .collect();
+        // Ids start with the UTC time, so they sort by age.
+        ids.sort();
+        let surplus = ids.len().saturating_sub(keep.max(1));
+        ids.into_iter()
+            .take(surplus)
+            .filter(|id| *id != self.id)
+            .map(|id| runs.join(id))
+            .collect()
+    }
+
     /// Points `cache/runs/latest` at this run (replacing the link atomically).
     pub fn mark_latest(&self) -> Result<()> {
         let runs = self.path.parent().expect("run dir has a parent");
@@ -61,6 +86,23 @@ impl RunDir {
         fs::rename(&tmp, runs.join("latest")).context("linking cache/runs/latest")?;
         Ok(())
     }
+}
+
+/// How many runs keep their outputs under `cache/runs/`: every run writes
+/// two annotation files per PDF, so a large library rerun often would
+/// otherwise fill the disk with old runs.
+pub const KEEP_RUNS: usize = 10;
+
+/// `YYYYMMDD-HHMMSS-PID` or `YYYYMMDD-HHMMSS-PID-N`, as [`RunDir::create`] names runs.
+fn is_run_id(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let digits = |p: &str, n: Option<usize>| {
+        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && n.is_none_or(|n| p.len() == n)
+    };
+    matches!(parts.len(), 3 | 4)
+        && digits(parts[0], Some(8))
+        && digits(parts[1], Some(6))
+        && parts[2..].iter().all(|p| digits(p, None))
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, without a date crate.
@@ -336,6 +378,54 @@ mod tests {
         assert_eq!(format_utc(0), "19700101-000000");
         assert_eq!(format_utc(1_795_158_309), "20261120-070509");
         assert_eq!(format_utc(951_782_400), "20000229-000000");
+    }
+
+    #[test]
+    fn only_the_newest_runs_are_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let runs = t.path().join("runs");
+        fs::create_dir_all(&runs).unwrap();
+        // Twelve earlier runs (two in the same second), a folder of the
+        // user's and a file that only look alike.
+        let mut old: Vec<String> = (0..11)
+            .map(|i| format!("202601{:02}-120000-4242", i + 10))
+            .collect();
+        old.push("20260110-120000-4242-1".into());
+        for id in &old {
+            fs::create_dir(runs.join(id)).unwrap();
+        }
+        fs::create_dir(runs.join("notes-20260101")).unwrap();
+        fs::write(runs.join("20250101-000000-1"), "not a folder").unwrap();
+        let now = RunDir::create(t.path()).unwrap();
+        now.mark_latest().unwrap();
+
+        let gone = now.older_runs(10);
+        let names: Vec<String> = gone
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        // 13 runs with this one: the 3 oldest go, in order.
+        assert_eq!(
+            names,
+            [
+                "20260110-120000-4242",
+                "20260110-120000-4242-1",
+                "20260111-120000-4242"
+            ]
+        );
+        assert!(now.older_runs(100).is_empty());
+        // Never this run, even when asked to keep none.
+        assert!(!now.older_runs(0).contains(&now.path));
+        assert!(is_run_id(&now.id), "{}", now.id);
+        for bad in [
+            "latest",
+            "notes-20260101",
+            "2026011-120000-1",
+            "20260110-12000-1",
+            "x-y-z",
+        ] {
+            assert!(!is_run_id(bad), "{bad}");
+        }
     }
 
     #[test]

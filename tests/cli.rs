@@ -399,3 +399,36 @@ fn fallback_reads_back_matter_only_when_a_wanted_field_is_missing() {
         "front pages came from the cache"
     );
 }
+
+#[test]
+fn old_run_folders_go_and_the_newest_ten_stay() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    let runs = p.root().join("cache/runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    // Twelve earlier runs, the oldest with a file in it, and a folder of
+    // the user's that is not a run.
+    for day in 10..22 {
+        let dir = runs.join(format!("202601{day}-120000-77"));
+        std::fs::create_dir_all(dir.join("ann")).unwrap();
+        std::fs::write(dir.join("ann/x--ann.json"), "{}").unwrap();
+    }
+    std::fs::create_dir(runs.join("my-notes")).unwrap();
+    let (out, _) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+
+    let mut left: Vec<String> = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let latest = std::fs::read_link(runs.join("latest")).unwrap();
+    let mut want: Vec<String> = (13..22).map(|d| format!("202601{d}-120000-77")).collect();
+    want.push(latest.to_string_lossy().into_owned());
+    want.push("latest".into());
+    want.push("my-notes".into());
+    want.sort();
+    assert_eq!(left, want, "the ten newest runs (this one included) stay");
+    assert!(runs.join("latest/records.jsonl").exists());
+}

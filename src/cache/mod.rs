@@ -130,7 +130,7 @@ impl Cache {
             .path(&path)
             // A modest page cache: the working set of a run is small, and
             // a large library must not grow our memory.
-            .cache_capacity(64 * 1024 * 1024)
+            .cache_capacity(16 * 1024 * 1024)
             .flush_every_ms(Some(2000))
             .open()
             .map_err(|source| match &source {
