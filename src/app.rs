@@ -116,6 +116,25 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Cache {
+            action: CacheAction::Prune,
+        } => {
+            let old = report::runs_beyond(&paths.cache_dir.join("runs"), report::KEEP_RUNS);
+            let never = AtomicBool::new(false);
+            let gone = old
+                .iter()
+                .filter(|dir| report::remove_tree_until(dir, &never))
+                .count();
+            println!(
+                "deleted {gone} old run folder(s); the {} newest runs are kept",
+                report::KEEP_RUNS
+            );
+            Ok(if gone == old.len() {
+                ExitStatus::Success
+            } else {
+                ExitStatus::SomeFailed
+            })
+        }
+        Command::Cache {
             action: CacheAction::Stats,
         } => {
             let Some(cache) = open_cache(&paths.cache_dir) else {
@@ -269,13 +288,19 @@ pub fn run(
     reporter.files_total(files.len() as u64);
     let hashes = fingerprint::fingerprint(&files, cache, cfg.rehash);
     let run_dir = RunDir::create(&paths.cache_dir)?;
-    // Outputs of old runs go while this one works (deleting tens of
-    // thousands of small files takes a while); joined before returning.
+    // Outputs of old runs go while this one works, and only while it
+    // works: a run over a large library leaves hundreds of thousands of
+    // small files, and a rerun must not wait for their deletion. What is
+    // left is deleted by the next runs.
+    let prune_stop = std::sync::Arc::new(AtomicBool::new(false));
     let pruning = {
         let old = run_dir.older_runs(report::KEEP_RUNS);
+        let stop = prune_stop.clone();
         std::thread::spawn(move || {
             for dir in old {
-                let _ = std::fs::remove_dir_all(dir);
+                if !report::remove_tree_until(&dir, &stop) {
+                    break;
+                }
             }
         })
     };
@@ -515,6 +540,7 @@ pub fn run(
     )
     .context("writing summary.md")?;
     run_dir.mark_latest()?;
+    prune_stop.store(true, Ordering::Relaxed);
     let _ = pruning.join();
     reporter.message(&summary.line(seconds));
     if fatal.load(Ordering::Relaxed) {

@@ -64,6 +64,9 @@ pub enum CacheAction {
     Stats,
     /// Delete the cache (loses nothing but time).
     Clear,
+    /// Delete the outputs of all but the ten newest runs now (runs also
+    /// do it as they go, without waiting for it).
+    Prune,
 }
 
 /// Flags accepted by every subcommand (`global`), so both

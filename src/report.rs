@@ -53,27 +53,12 @@ impl RunDir {
     }
 
     /// Output folders of earlier runs beyond the newest `keep` (this run
-    /// counted), oldest first: what [`KEEP_RUNS`] lets go. Only folders
-    /// named like a run id are considered; undo journals live elsewhere
-    /// (`cache/journal/`), so no run is lost to `colophon undo`.
+    /// counted, never returned): what [`KEEP_RUNS`] lets go.
     pub fn older_runs(&self, keep: usize) -> Vec<PathBuf> {
         let runs = self.path.parent().expect("run dir has a parent");
-        let Ok(entries) = fs::read_dir(runs) else {
-            return Vec::new();
-        };
-        let mut ids: Vec<String> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|id| is_run_id(id))
-            .collect();
-        // Ids start with the UTC time, so they sort by age.
-        ids.sort();
-        let surplus = ids.len().saturating_sub(keep.max(1));
-        ids.into_iter()
-            .take(surplus)
-            .filter(|id| *id != self.id)
-            .map(|id| runs.join(id))
+        runs_beyond(runs, keep.max(1))
+            .into_iter()
+            .filter(|p| *p != self.path)
             .collect()
     }
 
@@ -92,6 +77,56 @@ impl RunDir {
 /// two annotation files per PDF, so a large library rerun often would
 /// otherwise fill the disk with old runs.
 pub const KEEP_RUNS: usize = 10;
+
+/// The run folders in `runs` (`cache/runs/`) beyond the newest `keep`,
+/// oldest first. Only folders named like a run id count; undo journals
+/// live elsewhere (`cache/journal/`), so `colophon undo` loses nothing.
+pub fn runs_beyond(runs: &Path, keep: usize) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(runs) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|id| is_run_id(id))
+        .collect();
+    // Ids start with the UTC time, so they sort by age.
+    ids.sort();
+    let surplus = ids.len().saturating_sub(keep);
+    ids.into_iter()
+        .take(surplus)
+        .map(|id| runs.join(id))
+        .collect()
+}
+
+/// Deletes the folder `dir` and everything under it (symbolic links are
+/// removed, never followed) until `stop` is set; true when it is gone.
+/// Errors are skipped: an old run folder left half-deleted is taken up
+/// again by the next run.
+pub fn remove_tree_until(dir: &Path, stop: &std::sync::atomic::AtomicBool) -> bool {
+    use std::sync::atomic::Ordering;
+    let Ok(entries) = fs::read_dir(dir) else {
+        return fs::remove_dir(dir).is_ok() || !dir.exists();
+    };
+    for entry in entries.flatten() {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => {
+                if !remove_tree_until(&path, stop) {
+                    return false;
+                }
+            }
+            _ => {
+                let _ = fs::remove_file(&path);
+            }
+        }
+    }
+    !stop.load(Ordering::Relaxed) && fs::remove_dir(dir).is_ok()
+}
 
 /// `YYYYMMDD-HHMMSS-PID` or `YYYYMMDD-HHMMSS-PID-N`, as [`RunDir::create`] names runs.
 fn is_run_id(s: &str) -> bool {
@@ -426,6 +461,32 @@ mod tests {
         ] {
             assert!(!is_run_id(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn tree_removal_stops_when_asked_and_never_follows_links() {
+        use std::sync::atomic::AtomicBool;
+        let t = tempfile::tempdir().unwrap();
+        let keep = t.path().join("keep");
+        fs::create_dir(&keep).unwrap();
+        fs::write(keep.join("precious.pdf"), "%PDF-").unwrap();
+        let old = t.path().join("old");
+        fs::create_dir_all(old.join("ann/sub")).unwrap();
+        for i in 0..5 {
+            fs::write(old.join(format!("ann/sub/{i}.json")), "{}").unwrap();
+        }
+        std::os::unix::fs::symlink(&keep, old.join("link-to-keep")).unwrap();
+
+        // Asked to stop at once: nothing is lost, the folder stays.
+        assert!(!remove_tree_until(&old, &AtomicBool::new(true)));
+        assert!(old.join("ann/sub/0.json").exists());
+
+        assert!(remove_tree_until(&old, &AtomicBool::new(false)));
+        assert!(!old.exists());
+        assert!(
+            keep.join("precious.pdf").exists(),
+            "a link's target survives"
+        );
     }
 
     #[test]

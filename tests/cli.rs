@@ -416,6 +416,15 @@ fn old_run_folders_go_and_the_newest_ten_stay() {
     std::fs::create_dir(runs.join("my-notes")).unwrap();
     let (out, _) = p.run_json(&["run"]);
     assert_eq!(out.status.code(), Some(0));
+    // The run deletes old folders while it works, without waiting for
+    // the rest; `cache prune` finishes the job.
+    let out = p.cmd().args(["cache", "prune"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let mut left: Vec<String> = std::fs::read_dir(&runs)
         .unwrap()
