@@ -234,8 +234,13 @@ fn install_ctrl_c() {
 }
 
 /// A document finished by a document thread (or answered from the cache).
+/// A file's fingerprint, or why it has none.
+type HashResult = Result<(DocHash, fingerprint::HashOutcome)>;
+
 struct Done {
     index: usize,
+    /// The content hash, when the file could be read.
+    hash: Option<DocHash>,
     outcome: Result<DocResult, String>,
     cached: bool,
     summary: Summary,
@@ -286,7 +291,6 @@ pub fn run(
         }
     };
     reporter.files_total(files.len() as u64);
-    let hashes = fingerprint::fingerprint(&files, cache, cfg.rehash);
     let run_dir = RunDir::create(&paths.cache_dir)?;
     // Outputs of old runs go while this one works, and only while it
     // works: a run over a large library leaves hundreds of thousands of
@@ -297,6 +301,12 @@ pub fn run(
         let old = run_dir.older_runs(report::KEEP_RUNS);
         let stop = prune_stop.clone();
         std::thread::spawn(move || {
+            // The lowest CPU priority: the run's own work goes first.
+            // SAFETY: setpriority on this thread's id changes nothing else.
+            unsafe {
+                let tid = libc::gettid() as libc::id_t;
+                libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+            }
             for dir in old {
                 if !report::remove_tree_until(&dir, &stop) {
                     break;
@@ -306,12 +316,6 @@ pub fn run(
     };
     let mut records = RecordsFile::create(&run_dir)?;
     let mut summary = Summary::default();
-    for h in hashes.iter().flatten() {
-        match h.1 {
-            fingerprint::HashOutcome::Memo => summary.hash_memo += 1,
-            fingerprint::HashOutcome::Hashed => summary.hash_computed += 1,
-        }
-    }
 
     let versions = stage_versions();
     let vision_pool: Option<crate::vision::VisionPool<document::VisionTag>> =
@@ -341,17 +345,40 @@ pub fn run(
 
     let fatal = AtomicBool::new(false);
     let fatal_msg = std::sync::Mutex::new(String::new());
-    let (job_tx, job_rx) = crossbeam_channel::bounded::<(usize, DocHash)>(doc_threads * 2);
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<(usize, DocHash, Summary)>(doc_threads * 2);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
 
     std::thread::scope(|scope| -> Result<()> {
+        // Fingerprints stream out of rayon's pool in completion order, so
+        // that documents start while the rest of the library is hashed.
+        let (hash_tx, hash_rx) = crossbeam_channel::bounded::<(usize, HashResult)>(256);
+        {
+            let (files, cache, rehash) = (&files, cache, cfg.rehash);
+            scope.spawn(move || {
+                use rayon::prelude::*;
+                // Stops early once the feeder is gone (Ctrl-C, fatal error).
+                let _ = files
+                    .par_iter()
+                    .enumerate()
+                    .try_for_each_with(hash_tx, |tx, (i, f)| {
+                        tx.send((i, fingerprint::fingerprint_one(&f.path, cache, rehash)))
+                    });
+            });
+        }
         // Feeder: cached records go straight to the reporter; the rest are queued.
         {
             let done_tx = done_tx.clone();
-            let (files, hashes, ctx) = (&files, &hashes, &ctx);
+            let (files, ctx) = (&files, &ctx);
             scope.spawn(move || {
-                for (index, (file, hash)) in files.iter().zip(hashes).enumerate() {
-                    let early = match hash {
+                for (index, hash) in hash_rx {
+                    let file = &files[index];
+                    let mut counted = Summary::default();
+                    match &hash {
+                        Ok((_, fingerprint::HashOutcome::Memo)) => counted.hash_memo += 1,
+                        Ok((_, fingerprint::HashOutcome::Hashed)) => counted.hash_computed += 1,
+                        Err(_) => {}
+                    }
+                    let early = match &hash {
                         Err(e) => Some(Err(format!("{e:#}"))),
                         Ok(_) if !file.has_pdf_header => Some(Err(
                             "not a PDF: no %PDF- header in the first 1024 bytes".to_string(),
@@ -364,21 +391,23 @@ pub fn run(
                             )
                             .map(Ok),
                     };
+                    let doc_hash = hash.as_ref().ok().map(|(h, _)| *h);
                     let sent = match early {
                         Some(outcome) => {
                             let cached = outcome.is_ok();
                             done_tx
                                 .send(Done {
                                     index,
+                                    hash: doc_hash,
                                     outcome,
                                     cached,
-                                    summary: Summary::default(),
+                                    summary: counted,
                                 })
                                 .is_ok()
                         }
                         None if QUIT.load(Ordering::Relaxed) => false,
                         None => job_tx
-                            .send((index, hash.as_ref().expect("checked").0))
+                            .send((index, doc_hash.expect("checked"), counted))
                             .is_ok(),
                     };
                     if !sent {
@@ -393,12 +422,12 @@ pub fn run(
                 (job_rx.clone(), done_tx.clone(), &ctx, &files, &run_dir);
             let (fatal, fatal_msg) = (&fatal, &fatal_msg);
             scope.spawn(move || {
-                for (index, hash) in job_rx {
+                for (index, hash, counted) in job_rx {
                     if QUIT.load(Ordering::Relaxed) || fatal.load(Ordering::Relaxed) {
                         continue; // drain without work
                     }
                     let file = &files[index];
-                    let mut summary = Summary::default();
+                    let mut summary = counted;
                     let diag = run_dir.diagnostics_dir(&file.rel);
                     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         document::process(ctx, &file.path, &hash, Some(&diag), &mut summary)
@@ -428,6 +457,7 @@ pub fn run(
                     if done_tx
                         .send(Done {
                             index,
+                            hash: Some(hash),
                             outcome,
                             cached: false,
                             summary,
@@ -491,7 +521,7 @@ pub fn run(
         // The calling thread reports, in completion order.
         for done in done_rx {
             let file = &files[done.index];
-            let hash_hex = hashes[done.index].as_ref().ok().map(|(h, _)| h.hex());
+            let hash_hex = done.hash.map(|h| h.hex());
             reporter.pages_done(done.summary.pages_read + done.summary.ocr_pages);
             summary += done.summary;
             let mut record = match &done.outcome {
@@ -505,12 +535,10 @@ pub fn run(
                 }
                 Err(e) => Record::error(report::rel_string(&file.rel), hash_hex, e.clone()),
             };
-            if let (true, Ok(result), Ok((hash, _))) = (
-                settings.write_pdf_changes,
-                &done.outcome,
-                &hashes[done.index],
-            ) {
-                write_one(file, *hash, result, &mut record, env, &run_dir);
+            if let (true, Ok(result), Some(hash)) =
+                (settings.write_pdf_changes, &done.outcome, done.hash)
+            {
+                write_one(file, hash, result, &mut record, env, &run_dir);
             }
             emit(&record, cfg, &mut records, stdout)?;
             summary.count(&record);

@@ -36,7 +36,8 @@ pub fn fingerprint(
         .collect()
 }
 
-fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocHash, HashOutcome)> {
+/// [`fingerprint`] of one file: from the stat memo, or hashed (and memoised).
+pub fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocHash, HashOutcome)> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
     let memo = keys::memo_key(meta.dev(), meta.ino(), meta.size(), mtime_ns);
