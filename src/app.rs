@@ -292,15 +292,21 @@ pub fn run(
     };
     reporter.files_total(files.len() as u64);
     let run_dir = RunDir::create(&paths.cache_dir)?;
-    // Outputs of old runs go while this one works, and only while it
-    // works: a run over a large library leaves hundreds of thousands of
-    // small files, and a rerun must not wait for their deletion. What is
-    // left is deleted by the next runs.
+    // Outputs of old runs go while this run computes documents, and only
+    // then: deleting the hundreds of thousands of small files a large
+    // library's runs leave competes with writing this run's, and a warm
+    // rerun (nothing computed) must stay instant. The thread waits for the
+    // first document sent to the workers; what is left is deleted by the
+    // next runs, or at once by `colophon cache prune`.
     let prune_stop = std::sync::Arc::new(AtomicBool::new(false));
+    let (prune_go, prune_wait) = crossbeam_channel::bounded::<()>(1);
     let pruning = {
         let old = run_dir.older_runs(report::KEEP_RUNS);
         let stop = prune_stop.clone();
         std::thread::spawn(move || {
+            if old.is_empty() || prune_wait.recv().is_err() {
+                return;
+            }
             // The lowest CPU priority: the run's own work goes first.
             // SAFETY: setpriority on this thread's id changes nothing else.
             unsafe {
@@ -406,9 +412,12 @@ pub fn run(
                                 .is_ok()
                         }
                         None if QUIT.load(Ordering::Relaxed) => false,
-                        None => job_tx
-                            .send((index, doc_hash.expect("checked"), counted))
-                            .is_ok(),
+                        None => {
+                            let _ = prune_go.try_send(());
+                            job_tx
+                                .send((index, doc_hash.expect("checked"), counted))
+                                .is_ok()
+                        }
                     };
                     if !sent {
                         break;
@@ -570,6 +579,17 @@ pub fn run(
     run_dir.mark_latest()?;
     prune_stop.store(true, Ordering::Relaxed);
     let _ = pruning.join();
+    let left = run_dir.older_runs(report::KEEP_RUNS).len();
+    if left >= report::KEEP_RUNS {
+        reporter.message(&format!(
+            "colophon: {left} old run folders under {}; `colophon cache prune` deletes them",
+            run_dir
+                .path
+                .parent()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        ));
+    }
     reporter.message(&summary.line(seconds));
     if fatal.load(Ordering::Relaxed) {
         reporter.message(&format!(
