@@ -2,11 +2,14 @@
 //! document (record cache, or inspect/OCR/vision/extract/decide in a pool
 //! of document threads) → name → write → report.
 //!
-//! Threads: rayon for hashing; a feeder thread that answers cached records
-//! at once and queues the rest; `doc_threads` plain threads that each run
-//! one document at a time (holding a pdfium worker process only while they
-//! read it); the calling thread alone writes outputs, so records stream to
-//! disk in completion order and memory does not grow with the library.
+//! Threads: rayon for hashing, each fingerprint sent on as it is done; a
+//! feeder thread that answers cached records at once and queues the rest;
+//! `--jobs + 1` plain document threads that each run one document at a
+//! time (holding a pdfium worker process only while they read it, so one
+//! extracts while the workers read); a low-priority thread deleting old
+//! run folders while documents are computed; the calling thread alone
+//! writes outputs, so records stream to disk in completion order and
+//! memory does not grow with the library.
 
 use crate::cache::{Cache, Tree, keys};
 use crate::cli::{CacheAction, Cli, Command, RunOptions};
@@ -233,10 +236,10 @@ fn install_ctrl_c() {
     });
 }
 
-/// A document finished by a document thread (or answered from the cache).
 /// A file's fingerprint, or why it has none.
 type HashResult = Result<(DocHash, fingerprint::HashOutcome)>;
 
+/// A document finished by a document thread (or answered from the cache).
 struct Done {
     index: usize,
     /// The content hash, when the file could be read.
