@@ -535,6 +535,10 @@ pub fn run(
             let file = &files[done.index];
             let hash_hex = done.hash.map(|h| h.hex());
             reporter.pages_done(done.summary.pages_read + done.summary.ocr_pages);
+            if cfg.verbose > 0 && done.outcome.is_ok() {
+                let path = report::rel_string(&file.rel);
+                reporter.message(&done.summary.document_line(&path, done.cached));
+            }
             summary += done.summary;
             let mut record = match &done.outcome {
                 Ok(result) => {
@@ -592,6 +596,9 @@ pub fn run(
                 .map(|p| p.display().to_string())
                 .unwrap_or_default()
         ));
+    }
+    if cfg.verbose > 0 {
+        reporter.message(&summary.counts());
     }
     reporter.message(&summary.line(seconds));
     if fatal.load(Ordering::Relaxed) {

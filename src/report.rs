@@ -353,7 +353,55 @@ impl Summary {
 
     /// The `summary.md` text.
     pub fn markdown(&self, run_id: &str, seconds: f64, dry_run: bool) -> String {
-        let rows = [
+        let mut s = format!(
+            "# colophon run {run_id}\n\n{} in {seconds:.2} s.\n\n| what | count |\n|---|---:|\n",
+            if dry_run {
+                "Dry run (nothing under data/ was changed)"
+            } else {
+                "Write run"
+            }
+        );
+        for (k, v) in self.rows() {
+            s.push_str(&format!("| {k} | {v} |\n"));
+        }
+        s
+    }
+
+    /// The stage counts, as `-v` prints them at the end of a run.
+    pub fn counts(&self) -> String {
+        self.rows()
+            .iter()
+            .map(|(k, v)| format!("  {k:<30} {v}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// What each stage did for one document, for `-v`: where its hash,
+    /// record, pages, OCR and vision answers came from (this summary being
+    /// that document's own).
+    pub fn document_line(&self, path: &str, cached: bool) -> String {
+        let hash = if self.hash_memo > 0 {
+            "hash from the stat memo"
+        } else {
+            "hashed"
+        };
+        if cached {
+            return format!("{path}: {hash}; record from the cache");
+        }
+        format!(
+            "{path}: {hash}; record computed: {} pages read, {} from the cache; {} OCRed, {} from the cache; {} vision requests, {} from the cache, {} failed",
+            self.pages_read,
+            self.pages_cached,
+            self.ocr_pages,
+            self.ocr_cached,
+            self.vision_requests,
+            self.vision_cached,
+            self.vision_failed
+        )
+    }
+
+    fn rows(&self) -> [(&'static str, u64); 17] {
+        [
             ("files", self.files),
             ("complete", self.complete),
             ("incomplete", self.incomplete),
@@ -371,19 +419,7 @@ impl Summary {
             ("vision requests", self.vision_requests),
             ("vision answers from the cache", self.vision_cached),
             ("vision pages failed", self.vision_failed),
-        ];
-        let mut s = format!(
-            "# colophon run {run_id}\n\n{} in {seconds:.2} s.\n\n| what | count |\n|---|---:|\n",
-            if dry_run {
-                "Dry run (nothing under data/ was changed)"
-            } else {
-                "Write run"
-            }
-        );
-        for (k, v) in rows {
-            s.push_str(&format!("| {k} | {v} |\n"));
-        }
-        s
+        ]
     }
 
     /// One line for stderr at the end of a run.

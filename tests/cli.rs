@@ -441,3 +441,35 @@ fn old_run_folders_go_and_the_newest_ten_stay() {
     assert_eq!(left, want, "the ten newest runs (this one included) stay");
     assert!(runs.join("latest/records.jsonl").exists());
 }
+
+#[test]
+fn verbose_says_where_each_stage_got_its_result() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    let run = || {
+        let out = p.cmd().args(["run", "-v", "--json"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let first = run();
+    let line = first
+        .lines()
+        .find(|l| l.starts_with("a.pdf: "))
+        .unwrap_or_else(|| panic!("no line for a.pdf in:\n{first}"));
+    assert!(
+        line.starts_with("a.pdf: hashed; record computed: 8 pages read, 0 from the cache; 0 OCRed"),
+        "{line}"
+    );
+    assert!(first.contains("records computed"), "{first}");
+
+    let second = run();
+    assert!(
+        second
+            .lines()
+            .any(|l| l == "a.pdf: hash from the stat memo; record from the cache"),
+        "{second}"
+    );
+    // Without -v neither appears.
+    let out = p.cmd().args(["run", "--json"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("a.pdf: "));
+}
