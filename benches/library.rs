@@ -24,7 +24,7 @@
 mod fake_ollama;
 
 use colophon::app::{self, Env, ExitStatus, Paths, Selection};
-use colophon::cache::Cache;
+use colophon::cache::{Cache, CacheError};
 use colophon::cli::RunOptions;
 use colophon::inspect::{Document, PoolConfig, WorkerPool};
 use colophon::progress::Reporter;
@@ -129,6 +129,24 @@ impl Reporter for Silent {
     fn finish(&self) {}
 }
 
+/// The project's cache, once the previous run in this process has let go
+/// of it: sled releases its file lock when the last handle is gone, and a
+/// handle can outlive the run for a moment in deferred cleanup on a rayon
+/// thread (the hashing stage's). A CLI run is a process of its own and
+/// never sees this.
+fn open_cache(dir: &Path) -> Cache {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match Cache::open(dir) {
+            Ok(c) => return c,
+            Err(CacheError::Locked(_)) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("opening the cache: {e}"),
+        }
+    }
+}
+
 /// One dry run of the project at `root`, as `colophon run --jobs N` does
 /// it: opening the cache, starting workers, the run, flushing the cache.
 fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
@@ -143,7 +161,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         quiet: true,
         verbose: 0,
     };
-    let cache = Cache::open(&paths.cache_dir).unwrap();
+    let cache = open_cache(&paths.cache_dir);
     let pool = WorkerPool::new(PoolConfig {
         program: worker_exe(),
         ..PoolConfig::from_settings(settings, jobs)
