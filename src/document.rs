@@ -194,23 +194,17 @@ pub fn process(
     };
 
     let front = select::front_pages(info.page_count, &s.matter);
-    let mut seen = Seen::default();
-    let mut pages = read_matter(ctx, hash, &front, &mut pdf, diagnostics, &mut seen)?;
-    // In `always` mode the back pages are read with the same worker, before
-    // it goes back to the pool.
+    // In `always` mode the back pages are read with the front ones, by the
+    // same worker, before it goes back to the pool.
     let always = s.matter.back.mode == crate::settings::BackMode::Always;
-    let mut back = Vec::new();
-    if always {
-        back = select::back_pages(info.page_count, &s.matter);
-        pages.extend(read_matter(
-            ctx,
-            hash,
-            &back,
-            &mut pdf,
-            diagnostics,
-            &mut seen,
-        )?);
-    }
+    let mut back = if always {
+        select::back_pages(info.page_count, &s.matter)
+    } else {
+        Vec::new()
+    };
+    let mut seen = Seen::default();
+    let first = [front.as_slice(), back.as_slice()].concat();
+    let mut pages = read_matter(ctx, hash, &first, &mut pdf, diagnostics, &mut seen)?;
     // Extraction needs no pdfium: another document reads meanwhile.
     pdf.release();
     let mut decision = decide_all(&info, &pages, &seen);
