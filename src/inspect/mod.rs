@@ -8,6 +8,8 @@
 //!
 //! - [`pdfium`]: binding `libpdfium.so` and reading one [`Document`]
 //!   in-process (the code a worker runs; tests use it directly);
+//! - [`page`]: one page's glyphs, image rectangles and geometry through
+//!   pdfium's C API;
 //! - [`lines`]: turning glyphs into [`TextLine`](crate::model::TextLine)s;
 //! - [`area`]: the union of image rectangles;
 //! - [`xmp`]: `dc:title`/`dc:creator` when the Info dictionary lacks them;
@@ -17,6 +19,7 @@
 
 pub mod area;
 pub mod lines;
+mod page;
 pub mod pdfium;
 pub mod pool;
 pub mod worker;

@@ -1,30 +1,21 @@
-//! Everything that touches pdfium: finding and binding `libpdfium.so`, and
-//! reading one document in-process ([`Document`]): page count, Info
-//! metadata, per page the glyphs (handed to [`super::lines`]) and image
-//! rectangles (handed to [`super::area`]), and grayscale rendering.
+//! Everything that touches pdfium but the page walk: finding and binding
+//! `libpdfium.so`, and one document in-process ([`Document`]): page count,
+//! Info metadata, reading pages (through [`super::page`]) and grayscale
+//! rendering.
 //!
 //! Pdfium is not thread-safe and `pdfium-render` serialises every call behind
 //! one global mutex, so one process gains nothing from threads here: the
 //! coordinator runs this code in worker processes (`super::worker`). Tests
 //! and tools may call it directly.
 //!
-//! Pdfium quirks handled here, each measured on real files:
-//! - font sizes come from `scaled_font_size()`: Distiller and Cairo set the
-//!   size in the text matrix and report an unscaled size of 1.0;
-//! - pdfium's generated characters (spaces and line breaks it guesses) are
-//!   skipped; `lines` decides spaces from glyph gaps;
-//! - text drawn with an invisible render mode is an OCR layer: kept, flagged;
-//! - image objects inside form XObjects report bounds in form space, so the
-//!   enclosing forms' matrices are applied;
-//! - rendering straight to pdfium's grayscale bitmap format aborts the
-//!   process on pages with images, so pages are rendered BGRA and converted.
+//! Rendering straight to pdfium's grayscale bitmap format aborts the process
+//! on pages with images (measured), so pages are rendered BGRA and converted.
 
-use super::lines::{self, Glyph};
-use super::{PageRead, PdfError, area};
+use super::page::Page;
+use super::{PageRead, PdfError, area, lines};
 use crate::model::{DocInfo, InfoMeta, PageText, Rect, Via};
 use image::GrayImage;
 use pdfium_render::prelude::*;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -121,22 +112,54 @@ fn map_err(e: PdfiumError) -> PdfError {
 }
 
 /// An open document. One at a time per process is the intended use.
+///
+/// Pages are read through pdfium's C API ([`super::page`]); rendering (OCR
+/// and vision pages only) goes through `pdfium-render`, with the file
+/// opened a second time on first use.
 pub struct Document {
-    doc: PdfDocument<'static>,
+    lib: &'static dyn PdfiumLibraryBindings,
+    handle: FPDF_DOCUMENT,
     page_count: u32,
     path: PathBuf,
+    rendering: OnceLock<PdfDocument<'static>>,
+    /// The file's bytes, which pdfium reads in place; unmapped after the
+    /// document is closed (fields drop after `Drop::drop`).
+    _bytes: memmap2::Mmap,
 }
 
 impl Document {
     /// Opens a PDF. A password-protected file gives [`PdfError::Encrypted`].
     pub fn open(path: &Path) -> Result<Document, PdfError> {
-        let pdfium = pdfium()?;
-        let doc = pdfium.load_pdf_from_file(path, None).map_err(map_err)?;
-        let page_count = doc.pages().len().max(0) as u32;
+        let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
+        let file = std::fs::File::open(path).map_err(|e| PdfError::Io(e.to_string()))?;
+        if file
+            .metadata()
+            .map_err(|e| PdfError::Io(e.to_string()))?
+            .len()
+            == 0
+        {
+            return Err(PdfError::Malformed(
+                "not a PDF, or damaged beyond repair".into(),
+            ));
+        }
+        // SAFETY: the map is read-only; a file truncated under it can crash
+        // this process, which is a worker whose crash fails this document
+        // only (the pool replaces it).
+        let bytes =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| PdfError::Io(e.to_string()))?;
+        // SAFETY: `bytes` outlives the handle (closed in `drop`).
+        let handle = unsafe { lib.FPDF_LoadMemDocument64(&bytes, None) };
+        if handle.is_null() {
+            return Err(last_error(lib));
+        }
+        let page_count = unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32;
         Ok(Document {
-            doc,
+            lib,
+            handle,
             page_count,
             path: path.to_path_buf(),
+            rendering: OnceLock::new(),
+            _bytes: bytes,
         })
     }
 
@@ -147,19 +170,18 @@ impl Document {
     /// Page count and the Info dictionary (untrusted, see `extract::info`);
     /// a title or author missing there is taken from the XMP packet.
     pub fn info(&self) -> DocInfo {
-        let meta = self.doc.metadata();
-        let get = |t| {
-            meta.get(t)
-                .map(|tag| clean_info(tag.value()))
+        let get = |tag| {
+            self.meta_text(tag)
+                .map(|v| clean_info(&v))
                 .filter(|s| !s.is_empty())
         };
         let mut info = InfoMeta {
-            title: get(PdfDocumentMetadataTagType::Title),
-            author: get(PdfDocumentMetadataTagType::Author),
-            subject: get(PdfDocumentMetadataTagType::Subject),
-            keywords: get(PdfDocumentMetadataTagType::Keywords),
-            creator: get(PdfDocumentMetadataTagType::Creator),
-            producer: get(PdfDocumentMetadataTagType::Producer),
+            title: get("Title"),
+            author: get("Author"),
+            subject: get("Subject"),
+            keywords: get("Keywords"),
+            creator: get("Creator"),
+            producer: get("Producer"),
         };
         if info.title.is_none() || info.author.is_none() {
             if let Some(x) = super::xmp::read(&self.path) {
@@ -175,22 +197,52 @@ impl Document {
         }
     }
 
-    fn page(&self, index: u32) -> Result<PdfPage<'static>, PdfError> {
+    /// One Info entry as pdfium decodes it (UTF-16LE with a final NUL).
+    fn meta_text(&self, tag: &str) -> Option<String> {
+        // SAFETY: a null buffer asks for the length in bytes; the second
+        // call writes at most `len` bytes into a buffer of that size.
+        let len = unsafe {
+            self.lib
+                .FPDF_GetMetaText(self.handle, tag, std::ptr::null_mut(), 0)
+        };
+        if len <= 2 {
+            return None;
+        }
+        let mut buf = vec![0u16; (len as usize).div_ceil(2)];
+        unsafe {
+            self.lib
+                .FPDF_GetMetaText(self.handle, tag, buf.as_mut_ptr().cast(), len);
+        }
+        while buf.last() == Some(&0) {
+            buf.pop();
+        }
+        Some(String::from_utf16_lossy(&buf))
+    }
+
+    fn page(&self, index: u32) -> Result<Page, PdfError> {
         if index >= self.page_count {
             return Err(PdfError::NoSuchPage {
                 index,
                 page_count: self.page_count,
             });
         }
-        self.doc.pages().get(index as PdfPageIndex).map_err(map_err)
+        // SAFETY: the document is open; the page is closed by `Page` before
+        // `self` can be dropped (it borrows nothing, but lives only inside
+        // `read_page`).
+        let page = unsafe { self.lib.FPDF_LoadPage(self.handle, index as i32) };
+        if page.is_null() {
+            return Err(last_error(self.lib));
+        }
+        unsafe { Page::new(self.lib, page) }
     }
 
     /// Text lines and image coverage of one page (0-based index).
     pub fn read_page(&self, index: u32) -> Result<PageRead, PdfError> {
         let page = self.page(index)?;
-        let geo = PageGeometry::of(&page);
-        let objects = scan_objects(&page, &geo);
-        let glyphs = page_glyphs(&page, &geo, objects.invisible_text)?;
+        let geo = page.geometry();
+        let objects = page.objects(&geo);
+        let glyphs = page.glyphs(&geo, objects.invisible_text);
+        drop(page);
         let built = lines::build_lines(&glyphs);
         let rects = objects.images;
         let page_rect = Rect {
@@ -229,7 +281,22 @@ impl Document {
         dpi: u32,
         max_pixels: u64,
     ) -> Result<GrayImage, PdfError> {
-        let page = self.page(index)?;
+        if index >= self.page_count {
+            return Err(PdfError::NoSuchPage {
+                index,
+                page_count: self.page_count,
+            });
+        }
+        let doc = match self.rendering.get() {
+            Some(doc) => doc,
+            None => {
+                let doc = pdfium()?
+                    .load_pdf_from_file(&self.path, None)
+                    .map_err(map_err)?;
+                self.rendering.get_or_init(|| doc)
+            }
+        };
+        let page = doc.pages().get(index as PdfPageIndex).map_err(map_err)?;
         let (w_pt, h_pt) = (page.width().value.max(1.0), page.height().value.max(1.0));
         let (w, h) = render_size(w_pt, h_pt, dpi, max_pixels);
         // BGRA, not pdfium's Gray format: that one aborts the process on
@@ -247,6 +314,23 @@ impl Document {
         let raw = bitmap.as_raw_bytes();
         bgra_to_gray(&raw, bw, bh)
             .ok_or_else(|| PdfError::Pdfium("render returned a short bitmap".into()))
+    }
+}
+
+impl Drop for Document {
+    fn drop(&mut self) {
+        // SAFETY: the handle is live and owned; no page outlives `read_page`.
+        unsafe { self.lib.FPDF_CloseDocument(self.handle) };
+    }
+}
+
+/// Why pdfium's last call failed (`FPDF_GetLastError`, fpdfview.h codes).
+fn last_error(lib: &dyn PdfiumLibraryBindings) -> PdfError {
+    match unsafe { lib.FPDF_GetLastError() } {
+        4 | 5 => PdfError::Encrypted,
+        3 => PdfError::Malformed("not a PDF, or damaged beyond repair".into()),
+        2 => PdfError::Io("pdfium could not read the file".into()),
+        code => PdfError::Pdfium(format!("error code {code}")),
     }
 }
 
@@ -290,275 +374,6 @@ fn clean_info(s: &str) -> String {
         .collect::<String>()
         .trim()
         .to_string()
-}
-
-/// Maps pdfium's page space (PDF user space: y up, origin at the media box
-/// corner, unrotated) to the displayed page: top-left origin, y down,
-/// `/Rotate` applied.
-struct PageGeometry {
-    /// The page box (crop box clipped to the media box), in user space.
-    left: f32,
-    bottom: f32,
-    right: f32,
-    top: f32,
-    /// Clockwise display rotation in quarter turns.
-    quarter_turns: u8,
-    /// Displayed size in points.
-    width: f32,
-    height: f32,
-}
-
-impl PageGeometry {
-    fn of(page: &PdfPage) -> PageGeometry {
-        let width = page.width().value;
-        let height = page.height().value;
-        let quarter_turns = match page.rotation() {
-            Ok(PdfPageRenderRotation::Degrees90) => 1,
-            Ok(PdfPageRenderRotation::Degrees180) => 2,
-            Ok(PdfPageRenderRotation::Degrees270) => 3,
-            _ => 0,
-        };
-        let (uw, uh) = if quarter_turns % 2 == 1 {
-            (height, width)
-        } else {
-            (width, height)
-        };
-        // FPDF_GetPageBoundingBox gives the crop box clipped to the media
-        // box, which is what width/height measure.
-        let (left, bottom) = match page.boundaries().bounding() {
-            Ok(b) => (b.bounds.left().value, b.bounds.bottom().value),
-            Err(_) => (0.0, 0.0),
-        };
-        PageGeometry {
-            left,
-            bottom,
-            right: left + uw,
-            top: bottom + uh,
-            quarter_turns,
-            width,
-            height,
-        }
-    }
-
-    fn map(&self, x: f32, y: f32) -> (f32, f32) {
-        match self.quarter_turns {
-            1 => (y - self.bottom, x - self.left),
-            2 => (self.right - x, y - self.bottom),
-            3 => (self.top - y, self.right - x),
-            _ => (x - self.left, self.top - y),
-        }
-    }
-
-    /// A user-space rectangle as a displayed-page rectangle.
-    fn map_rect(&self, left: f32, bottom: f32, right: f32, top: f32) -> Rect {
-        let (ax, ay) = self.map(left, bottom);
-        let (bx, by) = self.map(right, top);
-        Rect {
-            x0: ax.min(bx),
-            top: ay.min(by),
-            x1: ax.max(bx),
-            bottom: ay.max(by),
-        }
-    }
-
-    /// Text angles are measured in user space; display rotation turns them
-    /// clockwise.
-    fn map_angle(&self, a: f32) -> f32 {
-        a - self.quarter_turns as f32 * std::f32::consts::FRAC_PI_2
-    }
-}
-
-/// Bold by weight or by the font's name ("Times-Bold", "NimbusSans-Semibold").
-fn font_is_bold(name: &str, weight: Option<PdfFontWeight>) -> bool {
-    let heavy = match weight {
-        Some(
-            PdfFontWeight::Weight600
-            | PdfFontWeight::Weight700Bold
-            | PdfFontWeight::Weight800
-            | PdfFontWeight::Weight900,
-        ) => true,
-        Some(PdfFontWeight::Custom(w)) => w >= 600,
-        _ => false,
-    };
-    if heavy {
-        return true;
-    }
-    let n = name.to_ascii_lowercase();
-    ["bold", "black", "heavy", "semibold", "demi"]
-        .iter()
-        .any(|k| n.contains(k))
-}
-
-/// The glyphs the page really draws, in displayed-page coordinates.
-/// `invisible_text`: the page has text objects in an invisible render
-/// mode; only then is each glyph's mode asked for (two calls per glyph).
-fn page_glyphs(
-    page: &PdfPage,
-    geo: &PageGeometry,
-    invisible_text: bool,
-) -> Result<Vec<Glyph>, PdfError> {
-    let text = page.text().map_err(map_err)?;
-    let chars = text.chars();
-    let mut out = Vec::with_capacity(chars.len());
-    // Font name → bold, so each font is judged once.
-    let mut bold_by_font: HashMap<String, bool> = HashMap::new();
-    let mut last_font: Option<(String, bool)> = None;
-    let margin = 2.0;
-    for c in chars.iter() {
-        let Some(ch) = c.unicode_char() else { continue };
-        if ch == '\r' || ch == '\n' {
-            continue;
-        }
-        // Pdfium's guessed spaces go to `lines` as hints only.
-        let generated = c.is_generated().unwrap_or(false);
-        if generated && ch != ' ' {
-            continue;
-        }
-        let Ok(b) = c.loose_bounds() else { continue };
-        let bbox = geo.map_rect(
-            b.left().value,
-            b.bottom().value,
-            b.right().value,
-            b.top().value,
-        );
-        let (cx, cy) = ((bbox.x0 + bbox.x1) / 2.0, (bbox.top + bbox.bottom) / 2.0);
-        // Text outside the page box is not seen by readers (printer marks,
-        // text pushed off the page to hide it).
-        if cx < -margin || cy < -margin || cx > geo.width + margin || cy > geo.height + margin {
-            continue;
-        }
-        let origin = match c.origin() {
-            Ok((x, y)) => geo.map(x.value, y.value),
-            Err(_) => (bbox.x0, bbox.bottom),
-        };
-        let mut size = c.scaled_font_size().value.abs();
-        if !(size.is_finite() && size > 0.1) {
-            size = bbox.height().max(bbox.width());
-        }
-        let angle = geo.map_angle(c.angle_radians().unwrap_or(0.0));
-        let hidden = invisible_text && c.render_mode().is_ok_and(is_invisible);
-        let bold = if is_space_like(ch) {
-            false
-        } else {
-            let name = c.font_name();
-            // Runs of glyphs share a font: compare with the last one before
-            // hashing the name.
-            match &last_font {
-                Some((last, b)) if *last == name => *b,
-                _ => {
-                    let b = match bold_by_font.get(&name) {
-                        Some(&b) => b,
-                        None => {
-                            let b =
-                                font_is_bold(&name, c.font_weight()) || c.font_is_bold_reenforced();
-                            bold_by_font.insert(name.clone(), b);
-                            b
-                        }
-                    };
-                    last_font = Some((name, b));
-                    b
-                }
-            }
-        };
-        out.push(Glyph {
-            ch,
-            bbox,
-            origin,
-            size,
-            angle,
-            bold,
-            hidden,
-            generated,
-        });
-    }
-    Ok(out)
-}
-
-fn is_space_like(c: char) -> bool {
-    c.is_whitespace()
-}
-
-fn is_invisible(mode: PdfPageTextRenderMode) -> bool {
-    matches!(
-        mode,
-        PdfPageTextRenderMode::Invisible | PdfPageTextRenderMode::InvisibleClipping
-    )
-}
-
-/// What one walk over the page objects finds.
-struct PageObjects {
-    /// Rectangles of all image objects, in displayed-page coordinates,
-    /// including images nested in form XObjects.
-    images: Vec<Rect>,
-    /// Some text object is drawn in an invisible render mode.
-    invisible_text: bool,
-}
-
-fn scan_objects(page: &PdfPage, geo: &PageGeometry) -> PageObjects {
-    let mut found = PageObjects {
-        images: Vec::new(),
-        invisible_text: false,
-    };
-    let objects = page.objects();
-    for obj in objects.iter() {
-        visit_object(&obj, &[], geo, &mut found, 0);
-    }
-    found
-}
-
-/// Forms nest; a malicious file could nest them deeply (pdfium guards
-/// against true cycles itself).
-const MAX_FORM_DEPTH: usize = 12;
-
-fn visit_object(
-    obj: &PdfPageObject,
-    forms: &[PdfMatrix],
-    geo: &PageGeometry,
-    found: &mut PageObjects,
-    depth: usize,
-) {
-    match obj {
-        PdfPageObject::Text(t) if !found.invisible_text && is_invisible(t.render_mode()) => {
-            found.invisible_text = true;
-        }
-        PdfPageObject::Image(img) => {
-            let Ok(q) = img.bounds() else { return };
-            let mut pts = [
-                (q.x1().value, q.y1().value),
-                (q.x2().value, q.y2().value),
-                (q.x3().value, q.y3().value),
-                (q.x4().value, q.y4().value),
-            ];
-            // Innermost form first: form space → its parent's space → page.
-            for m in forms.iter().rev() {
-                for p in &mut pts {
-                    let (x, y) = m.apply_to_points(PdfPoints::new(p.0), PdfPoints::new(p.1));
-                    *p = (x.value, y.value);
-                }
-            }
-            let (mut l, mut b, mut r, mut t) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-            for (x, y) in pts {
-                l = l.min(x);
-                r = r.max(x);
-                b = b.min(y);
-                t = t.max(y);
-            }
-            if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
-                found.images.push(geo.map_rect(l, b, r, t));
-            }
-        }
-        PdfPageObject::XObjectForm(form) if depth < MAX_FORM_DEPTH => {
-            let Ok(m) = form.matrix() else { return };
-            let mut chain = forms.to_vec();
-            chain.push(m);
-            for i in 0..form.len() {
-                if let Ok(child) = form.get(i) {
-                    visit_object(&child, &chain, geo, found, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]
