@@ -5,7 +5,7 @@
 #   2. cost per page of born-digital text: colophon cold against
 #      `pdftotext -f 1 -l 8` over the same files, same parallelism;
 #   3. a library of PERF_FILES (10,000) PDFs: cold (time, peak memory, and
-#      peak memory at a tenth of the files), warm reruns (and at a quarter
+#      peak memory at a tenth and half of the files), warm reruns (and at a quarter
 #      and half of the files: time per file), 10 new PDFs added;
 #   4. vision overlap: 40 pages, a fake backend answering in 1 s,
 #      VLM_CONCURRENCY = 4 (ideal 10 s; 40 s if nothing overlapped).
@@ -257,12 +257,15 @@ link_folders() {
 }
 count_files() { find -L "$1/data" -name '*.pdf' | wc -l; }
 
-small=$(( folders / 10 > 0 ? folders / 10 : 1 ))
-mkdir -p "$work/lib/small"
-link_folders "$work/lib/small" "$small"
-read -r s_sec s_coord s_tree < <(peak_run "$work/lib/small" --jobs 2)
-line "cold %6s PDFs --jobs 2: %7.1f s   peak RSS coordinator %4d MiB, all processes %4d MiB" \
-  "$(count_files "$work/lib/small")" "$s_sec" "$((s_coord / 1024))" "$((s_tree / 1024))"
+# Peak memory at a tenth and at half of the library, then all of it.
+for part in 10 2; do
+  k=$(( folders / part > 0 ? folders / part : 1 ))
+  mkdir -p "$work/lib/part$part"
+  link_folders "$work/lib/part$part" "$k"
+  read -r s_sec s_coord s_tree < <(peak_run "$work/lib/part$part" --jobs 2)
+  line "cold %6s PDFs --jobs 2: %7.1f s   peak RSS coordinator %4d MiB, all processes %4d MiB" \
+    "$(count_files "$work/lib/part$part")" "$s_sec" "$((s_coord / 1024))" "$((s_tree / 1024))"
+done
 
 main="$work/lib/main"
 mkdir -p "$main"
