@@ -26,7 +26,7 @@ use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How a command ended; `main` maps it to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,10 +124,9 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             action: CacheAction::Prune,
         } => {
             let old = report::runs_beyond(&paths.cache_dir.join("runs"), report::KEEP_RUNS);
-            let never = AtomicBool::new(false);
             let gone = old
                 .iter()
-                .filter(|dir| report::remove_tree_until(dir, &never))
+                .filter(|dir| report::remove_tree_until(dir, &|| false))
                 .count();
             println!(
                 "deleted {gone} old run folder(s); the {} newest runs are kept",
@@ -301,8 +300,9 @@ pub fn run(
     // then: deleting the hundreds of thousands of small files a large
     // library's runs leave competes with writing this run's, and a warm
     // rerun (nothing computed) must stay instant. The thread waits for the
-    // first document sent to the workers; what is left is deleted by the
-    // next runs, or at once by `colophon cache prune`.
+    // first document sent to the workers; the end of the run deletes the
+    // oldest surplus folder within a time budget (below), and `colophon
+    // cache prune` all of them at once.
     let prune_stop = std::sync::Arc::new(AtomicBool::new(false));
     let (prune_go, prune_wait) = crossbeam_channel::bounded::<()>(1);
     let pruning = {
@@ -319,7 +319,7 @@ pub fn run(
                 libc::setpriority(libc::PRIO_PROCESS, tid, 19);
             }
             for dir in old {
-                if !report::remove_tree_until(&dir, &stop) {
+                if !report::remove_tree_until(&dir, &|| stop.load(Ordering::Relaxed)) {
                     break;
                 }
             }
@@ -534,10 +534,12 @@ pub fn run(
         // time), and reporting need not wait for it. The channel is bounded
         // so that records do not pile up in memory when the disk is slow.
         let (ann_tx, ann_rx) = crossbeam_channel::bounded::<Record>(256);
+        let previous_ann = run_dir.previous().map(|p| p.ann_dir());
         let ann_writers: Vec<_> = (0..ANN_WRITERS)
             .map(|_| {
                 let (ann_dir, ann_rx) = (run_dir.ann_dir(), ann_rx.clone());
-                scope.spawn(move || write_exports(&ann_dir, ann_rx))
+                let previous = previous_ann.clone();
+                scope.spawn(move || write_exports(&ann_dir, previous.as_deref(), ann_rx))
             })
             .collect();
         drop(ann_rx);
@@ -598,7 +600,24 @@ pub fn run(
     run_dir.mark_latest()?;
     prune_stop.store(true, Ordering::Relaxed);
     let _ = pruning.join();
-    let left = run_dir.older_runs(report::KEEP_RUNS).len();
+    // Every run leaves a folder, and a rerun that computes nothing gives
+    // the thread above no time: the oldest surplus folder is deleted here,
+    // within half of this run's time (at least 0.2 s), which keeps their
+    // number at KEEP_RUNS + 1 once runs share unchanged exports by hard
+    // links (deleting a 10,000-PDF run's folder then takes 0.13 s); older
+    // folders of real files go over several runs.
+    let mut old = run_dir.older_runs(report::KEEP_RUNS);
+    if !old.is_empty() && !QUIT.load(Ordering::Relaxed) {
+        let budget = started
+            .elapsed()
+            .div_f64(2.0)
+            .max(Duration::from_millis(200));
+        let deadline = Instant::now() + budget;
+        if report::remove_tree_until(&old[0], &|| Instant::now() >= deadline) {
+            old.remove(0);
+        }
+    }
+    let left = old.len();
     if left >= report::KEEP_RUNS {
         reporter.message(&format!(
             "colophon: {left} old run folders under {}; `colophon cache prune` deletes them",
@@ -704,7 +723,13 @@ const ANN_WRITERS: usize = 2;
 
 /// Writes the run's annotation exports (`cache/runs/<id>/ann/`, mirroring
 /// the data tree) of every record received, until the channel closes.
-fn write_exports(ann_dir: &Path, records: crossbeam_channel::Receiver<Record>) -> Result<()> {
+/// An export identical to the previous run's (`previous`, that run's
+/// `ann/`) is hard-linked to it rather than written again.
+fn write_exports(
+    ann_dir: &Path,
+    previous: Option<&Path>,
+    records: crossbeam_channel::Receiver<Record>,
+) -> Result<()> {
     // Records of one folder mostly come in a row: create each folder once
     // rather than asking the file system again for every record.
     let mut made: Option<PathBuf> = None;
@@ -719,10 +744,14 @@ fn write_exports(ann_dir: &Path, records: crossbeam_channel::Receiver<Record>) -
         // The run's own copies need no fsync (unlike the exports beside a
         // written PDF): losing them in a crash loses nothing of the user's.
         let (md, json) = crate::write::annotation_paths(dir, &stem);
-        std::fs::write(&md, crate::write::render_markdown(&record))
-            .with_context(|| format!("writing {}", md.display()))?;
-        std::fs::write(&json, crate::write::render_json(&record))
-            .with_context(|| format!("writing {}", json.display()))?;
+        let earlier = |p: &Path| Some(previous?.join(p.strip_prefix(ann_dir).ok()?));
+        for (path, content) in [
+            (&md, crate::write::render_markdown(&record)),
+            (&json, crate::write::render_json(&record)),
+        ] {
+            crate::write::write_or_link(path, content.as_bytes(), earlier(path).as_deref())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     Ok(())
 }
@@ -801,7 +830,7 @@ mod tests {
             let writers: Vec<_> = (0..ANN_WRITERS)
                 .map(|_| {
                     let (ann, rx) = (&ann, rx.clone());
-                    s.spawn(move || write_exports(ann, rx))
+                    s.spawn(move || write_exports(ann, None, rx))
                 })
                 .collect();
             for p in paths {
@@ -830,7 +859,7 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded::<Record>(1);
         tx.send(record("x/y.pdf")).unwrap();
         drop(tx);
-        let err = write_exports(&ann, rx).unwrap_err();
+        let err = write_exports(&ann, None, rx).unwrap_err();
         assert!(format!("{err:#}").contains("creating"), "{err:#}");
     }
 }

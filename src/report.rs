@@ -62,6 +62,18 @@ impl RunDir {
             .collect()
     }
 
+    /// The run `cache/runs/latest` points at (the last one that finished),
+    /// when it is another run whose folder is still there.
+    pub fn previous(&self) -> Option<RunDir> {
+        let runs = self.path.parent()?;
+        let id = fs::read_link(runs.join("latest"))
+            .ok()?
+            .to_str()?
+            .to_string();
+        let path = runs.join(&id);
+        (is_run_id(&id) && path != self.path && path.is_dir()).then_some(RunDir { id, path })
+    }
+
     /// Points `cache/runs/latest` at this run (replacing the link atomically).
     pub fn mark_latest(&self) -> Result<()> {
         let runs = self.path.parent().expect("run dir has a parent");
@@ -101,16 +113,15 @@ pub fn runs_beyond(runs: &Path, keep: usize) -> Vec<PathBuf> {
 }
 
 /// Deletes the folder `dir` and everything under it (symbolic links are
-/// removed, never followed) until `stop` is set; true when it is gone.
+/// removed, never followed) until `stop()` says so; true when it is gone.
 /// Errors are skipped: an old run folder left half-deleted is taken up
 /// again by the next run.
-pub fn remove_tree_until(dir: &Path, stop: &std::sync::atomic::AtomicBool) -> bool {
-    use std::sync::atomic::Ordering;
+pub fn remove_tree_until(dir: &Path, stop: &dyn Fn() -> bool) -> bool {
     let Ok(entries) = fs::read_dir(dir) else {
         return fs::remove_dir(dir).is_ok() || !dir.exists();
     };
     for entry in entries.flatten() {
-        if stop.load(Ordering::Relaxed) {
+        if stop() {
             return false;
         }
         let path = entry.path();
@@ -125,7 +136,7 @@ pub fn remove_tree_until(dir: &Path, stop: &std::sync::atomic::AtomicBool) -> bo
             }
         }
     }
-    !stop.load(Ordering::Relaxed) && fs::remove_dir(dir).is_ok()
+    !stop() && fs::remove_dir(dir).is_ok()
 }
 
 /// `YYYYMMDD-HHMMSS-PID` or `YYYYMMDD-HHMMSS-PID-N`, as [`RunDir::create`] names runs.
@@ -501,7 +512,6 @@ mod tests {
 
     #[test]
     fn tree_removal_stops_when_asked_and_never_follows_links() {
-        use std::sync::atomic::AtomicBool;
         let t = tempfile::tempdir().unwrap();
         let keep = t.path().join("keep");
         fs::create_dir(&keep).unwrap();
@@ -514,10 +524,10 @@ mod tests {
         std::os::unix::fs::symlink(&keep, old.join("link-to-keep")).unwrap();
 
         // Asked to stop at once: nothing is lost, the folder stays.
-        assert!(!remove_tree_until(&old, &AtomicBool::new(true)));
+        assert!(!remove_tree_until(&old, &|| true));
         assert!(old.join("ann/sub/0.json").exists());
 
-        assert!(remove_tree_until(&old, &AtomicBool::new(false)));
+        assert!(remove_tree_until(&old, &|| false));
         assert!(!old.exists());
         assert!(
             keep.join("precious.pdf").exists(),

@@ -401,6 +401,38 @@ fn fallback_reads_back_matter_only_when_a_wanted_field_is_missing() {
 }
 
 #[test]
+fn a_rerun_links_unchanged_exports_and_still_deletes_the_oldest_surplus_run() {
+    use std::os::unix::fs::MetadataExt;
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    let runs = p.root().join("cache/runs");
+    let latest = || runs.join(std::fs::read_link(runs.join("latest")).unwrap());
+    let (out, _) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let first = latest();
+    // Twelve older runs: with the two real ones, four beyond the ten kept.
+    for day in 10..22 {
+        std::fs::create_dir_all(runs.join(format!("202601{day}-120000-77/ann"))).unwrap();
+    }
+    let (out, r) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(p.summary()["records computed"], 0, "{r:?}");
+    let second = latest();
+    assert_ne!(first, second);
+    for name in ["a--ann.json", "a--ann.md"] {
+        let (a, b) = (
+            std::fs::metadata(first.join("ann").join(name)).unwrap(),
+            std::fs::metadata(second.join("ann").join(name)).unwrap(),
+        );
+        assert_eq!((a.dev(), a.ino()), (b.dev(), b.ino()), "{name} is shared");
+    }
+    // Nothing was computed, so no pruning thread ran; the end of the run
+    // still deletes the oldest surplus folder, and only that one.
+    assert!(!runs.join("20260110-120000-77").exists());
+    assert!(runs.join("20260111-120000-77").exists());
+}
+
+#[test]
 fn old_run_folders_go_and_the_newest_ten_stay() {
     let p = TestProject::new();
     p.add(PAPER, "a.pdf");

@@ -30,6 +30,22 @@ pub(crate) fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
         .tempfile_in(dir)
 }
 
+/// Writes `content` to the new file `path`, or, when the file `same` (of an
+/// earlier run) already holds exactly these bytes, hard-links it instead:
+/// a rerun of an unchanged library then allocates no file, and deleting
+/// the earlier run later frees nothing it still shares. Falls back to
+/// writing wherever links are not possible (another file system, FAT).
+/// Not for files a user edits: the copies share their content.
+pub fn write_or_link(path: &Path, content: &[u8], same: Option<&Path>) -> io::Result<()> {
+    if let Some(same) = same
+        && fs::read(same).is_ok_and(|old| old == content)
+        && fs::hard_link(same, path).is_ok()
+    {
+        return Ok(());
+    }
+    fs::write(path, content)
+}
+
 /// Makes the entries of `dir` (creations, renames, unlinks) durable.
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
@@ -163,6 +179,29 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identical_content_is_linked_and_anything_else_written() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n);
+        fs::write(p("old"), "same").unwrap();
+        let ino = |n: &str| fs::metadata(p(n)).unwrap().ino();
+
+        write_or_link(&p("linked"), b"same", Some(&p("old"))).unwrap();
+        assert_eq!(ino("linked"), ino("old"));
+        assert_eq!(fs::metadata(p("old")).unwrap().nlink(), 2);
+
+        write_or_link(&p("changed"), b"other", Some(&p("old"))).unwrap();
+        assert_ne!(ino("changed"), ino("old"));
+        assert_eq!(fs::read_to_string(p("changed")).unwrap(), "other");
+        assert_eq!(fs::read_to_string(p("old")).unwrap(), "same");
+
+        write_or_link(&p("fresh"), b"same", Some(&p("missing"))).unwrap();
+        write_or_link(&p("plain"), b"same", None).unwrap();
+        assert_ne!(ino("fresh"), ino("old"));
+        assert_eq!(fs::read_to_string(p("plain")).unwrap(), "same");
+    }
 
     #[test]
     fn rename_noreplace_refuses_existing() {

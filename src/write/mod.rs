@@ -55,7 +55,7 @@ mod undo;
 mod xmp;
 
 pub use annotations::{annotation_paths, render_json, render_markdown, write_annotations};
-pub use fsutil::{TEMP_PREFIX, is_temp_file};
+pub use fsutil::{TEMP_PREFIX, is_temp_file, write_or_link};
 pub use journal::journal_dir;
 pub use pdf::Refusal;
 pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, undo};
