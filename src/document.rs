@@ -511,27 +511,25 @@ fn load_pages(
     indices: &[u32],
     pdf: &mut LazySession,
 ) -> Result<Vec<PageText>> {
-    let mut out: Vec<Option<PageText>> = Vec::with_capacity(indices.len());
-    let mut missing = Vec::new();
-    for &i in indices {
-        let page = ctx
-            .cache
-            .get::<PageText>(Tree::Page, &keys::page_key(hash, i, ctx.versions.inspect));
-        if page.is_none() {
-            missing.push(i);
-        }
-        out.push(page);
-    }
+    let mut stored: std::collections::HashMap<u32, PageText> = ctx
+        .cache
+        .pages(hash, ctx.versions.inspect)
+        .into_iter()
+        .map(|p| (p.index, p))
+        .collect();
+    let mut out: Vec<Option<PageText>> = indices.iter().map(|i| stored.remove(i)).collect();
+    let missing: Vec<u32> = indices
+        .iter()
+        .zip(&out)
+        .filter(|(_, p)| p.is_none())
+        .map(|(&i, _)| i)
+        .collect();
     pdf.summary.pages_cached += (indices.len() - missing.len()) as u64;
     if !missing.is_empty() {
         let read = pdf.get()?.pages(&missing)?;
         pdf.summary.pages_read += read.len() as u64;
+        ctx.cache.put_pages(hash, ctx.versions.inspect, &read);
         for page in read {
-            ctx.cache.put(
-                Tree::Page,
-                &keys::page_key(hash, page.index, ctx.versions.inspect),
-                &page,
-            );
             if let Some(slot) = indices.iter().position(|&i| i == page.index) {
                 out[slot] = Some(page);
             }

@@ -88,15 +88,6 @@ pub fn doc_key(hash: &DocHash, inspect_version: u32) -> Key {
     Key::domain("doc").u32(inspect_version).hash(hash).finish()
 }
 
-/// Text, positions and image ratio of one page.
-pub fn page_key(hash: &DocHash, index: u32, inspect_version: u32) -> Key {
-    Key::domain("page")
-        .u32(inspect_version)
-        .hash(hash)
-        .u32(index)
-        .finish()
-}
-
 /// OCR text of one page: the page is identified by the document's content
 /// hash and its index (no need to render it to look the result up), plus
 /// everything that changes what Tesseract reads.
@@ -223,8 +214,7 @@ mod tests {
     fn front_pages_change_only_the_record() {
         let base = rec(|_| {});
         assert_ne!(rec(|s| s.matter.front.max_pages = 10), base);
-        // page and doc keys do not read any setting
-        assert_eq!(page_key(&H, 3, 1), page_key(&H, 3, 1));
+        // doc keys (and page files, named by hash and version) read no setting
         assert_eq!(doc_key(&H, 1), doc_key(&H, 1));
     }
 
@@ -308,7 +298,6 @@ mod tests {
         ] {
             assert_ne!(record_key(&H, &s, &bump), base);
         }
-        assert_ne!(page_key(&H, 0, 2), page_key(&H, 0, 1));
         assert_ne!(doc_key(&H, 2), doc_key(&H, 1));
     }
 

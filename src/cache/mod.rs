@@ -1,9 +1,11 @@
-//! The embedded cache (sled under `cache/db`): every stage's result, keyed
-//! by the content hash of the document plus a fingerprint of exactly the
-//! inputs that can change that result. Values are postcard.
+//! The embedded cache (sled under `cache/db`, page texts in files under
+//! `cache/pages/`, see [`pages`]): every stage's result, keyed by the
+//! content hash of the document plus a fingerprint of exactly the inputs
+//! that can change that result. Values are postcard.
 //!
 //! Which input reaches which stage (each row is proved by a unit test in
-//! `keys.rs`: "X changed → only these keys changed"):
+//! `keys.rs`: "X changed → only these keys changed"; page files are named
+//! by content hash and inspect version, `pages.rs` tests them):
 //!
 //! | input                                   | memo | doc | page | ocr | vision | record | written |
 //! |-----------------------------------------|------|-----|------|-----|--------|--------|---------|
@@ -31,8 +33,12 @@
 //! a warning. Failed results are never stored.
 
 pub mod keys;
+mod pages;
 
 pub use keys::Key;
+
+use crate::model::{DocHash, PageText};
+use pages::PageStore;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -40,15 +46,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The kinds of entries, one sled tree each.
+/// The kinds of entries, one sled tree each (page texts, the largest by
+/// far, are files: [`Cache::pages`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tree {
     /// (device, inode, size, mtime) → content hash.
     Memo,
     /// content hash → page count and existing metadata.
     Doc,
-    /// content hash + page index → page text with positions.
-    Page,
     /// rendered page image + OCR settings → OCR text.
     Ocr,
     /// page image + model + prompt → vision answer.
@@ -60,10 +65,9 @@ pub enum Tree {
 }
 
 impl Tree {
-    pub const ALL: [Tree; 7] = [
+    pub const ALL: [Tree; 6] = [
         Tree::Memo,
         Tree::Doc,
-        Tree::Page,
         Tree::Ocr,
         Tree::Vision,
         Tree::Record,
@@ -74,7 +78,6 @@ impl Tree {
         match self {
             Tree::Memo => "memo",
             Tree::Doc => "doc",
-            Tree::Page => "page",
             Tree::Ocr => "ocr",
             Tree::Vision => "vision",
             Tree::Record => "record",
@@ -104,6 +107,7 @@ pub enum CacheError {
 pub struct Cache {
     db: sled::Db,
     trees: Vec<sled::Tree>,
+    pages: PageStore,
     dir: PathBuf,
     warned: AtomicBool,
 }
@@ -152,9 +156,18 @@ impl Cache {
                 path: path.clone(),
                 source,
             })?;
+        // Caches of earlier versions kept page texts in a sled tree.
+        if db
+            .tree_names()
+            .iter()
+            .any(|n| n.as_ref() == LEGACY_PAGE_TREE)
+        {
+            let _ = db.drop_tree(LEGACY_PAGE_TREE);
+        }
         Ok(Cache {
             db,
             trees,
+            pages: PageStore::new(cache_dir),
             dir: cache_dir.to_path_buf(),
             warned: AtomicBool::new(false),
         })
@@ -200,6 +213,25 @@ impl Cache {
         }
     }
 
+    /// Every page text stored for the document (read by `inspect` at
+    /// `inspect_version`), in index order; none on a miss. A file that does
+    /// not decode is a miss (with one warning per run).
+    pub fn pages(&self, hash: &DocHash, inspect_version: u32) -> Vec<PageText> {
+        self.pages.get(hash, inspect_version).unwrap_or_else(|e| {
+            self.warn_once(&format!("unreadable page cache file ignored ({e})"));
+            Vec::new()
+        })
+    }
+
+    /// Adds page texts to the document's stored pages; failure is a warning.
+    pub fn put_pages(&self, hash: &DocHash, inspect_version: u32, pages: &[PageText]) {
+        if let Err(e) = self.pages.put(hash, inspect_version, pages) {
+            self.warn_once(&format!(
+                "page cache write failed ({e}); pages will be read again next run"
+            ));
+        }
+    }
+
     /// Raw put, for tests that plant corrupt entries.
     #[doc(hidden)]
     pub fn put_raw(&self, t: Tree, key: &Key, bytes: &[u8]) {
@@ -219,7 +251,15 @@ impl Cache {
         }
     }
 
+    /// Entries and bytes of every tree, and of the page files (entries
+    /// there are documents).
     pub fn stats(&self) -> Vec<TreeStats> {
+        let (files, bytes) = self.pages.stats();
+        let pages = TreeStats {
+            name: "page",
+            entries: files,
+            bytes,
+        };
         Tree::ALL
             .iter()
             .map(|&t| {
@@ -236,12 +276,13 @@ impl Cache {
                     bytes,
                 }
             })
+            .chain(std::iter::once(pages))
             .collect()
     }
 
-    /// Size of the store on disk.
+    /// Size of the store on disk (sled and page files).
     pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0)
+        self.db.size_on_disk().unwrap_or(0) + self.pages.stats().1
     }
 
     pub fn dir(&self) -> &Path {
@@ -267,14 +308,18 @@ fn is_lock_error(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::EWOULDBLOCK) || e.to_string().to_lowercase().contains("lock")
 }
 
-/// Removes the store (and nothing else under the cache folder). Deleting it
-/// loses nothing but time.
+/// The sled tree page texts lived in before they moved to files.
+const LEGACY_PAGE_TREE: &[u8] = b"page";
+
+/// Removes the store and the page files (and nothing else under the cache
+/// folder). Deleting them loses nothing but time.
 pub fn clear(cache_dir: &Path) -> std::io::Result<()> {
     let db = cache_dir.join("db");
     match std::fs::remove_dir_all(&db) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
     }
+    PageStore::clear(cache_dir)
 }
 
 #[cfg(test)]
@@ -294,7 +339,7 @@ mod tests {
         c.put_raw(Tree::Doc, &k, &[0xff, 0xff, 0xff]);
         assert_eq!(c.get::<(u32, String)>(Tree::Doc, &k), None);
         assert_eq!(
-            c.get::<(u32, String)>(Tree::Page, &k),
+            c.get::<(u32, String)>(Tree::Ocr, &k),
             None,
             "trees are separate"
         );
@@ -311,6 +356,33 @@ mod tests {
             Err(other) => panic!("expected a lock error, got {other}"),
             Ok(_) => panic!("a second open of a locked cache succeeded"),
         }
+    }
+
+    #[test]
+    fn page_texts_of_earlier_versions_leave_sled() {
+        let t = tempfile::tempdir().unwrap();
+        {
+            let db = sled::open(t.path().join("db")).unwrap();
+            db.open_tree(LEGACY_PAGE_TREE)
+                .unwrap()
+                .insert(b"k", b"a page")
+                .unwrap();
+            db.flush().unwrap();
+        }
+        let c = Cache::open(t.path()).unwrap();
+        assert!(
+            !c.db
+                .tree_names()
+                .iter()
+                .any(|n| n.as_ref() == LEGACY_PAGE_TREE)
+        );
+        let h = DocHash([7; 32]);
+        assert!(c.pages(&h, 1).is_empty());
+        c.put_pages(&h, 1, &[]);
+        assert_eq!(
+            c.stats().iter().find(|s| s.name == "page").unwrap().entries,
+            0
+        );
     }
 
     #[test]
