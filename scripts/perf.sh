@@ -292,6 +292,14 @@ mkdir -p "$work/lib/newonly"
 ln -sfn "$work/lib/new" "$work/lib/newonly/data"
 new_cold=$(seconds "$work/lib/newonly" --jobs 2)
 ln -sfn "$work/lib/new" "$main/data/new"
+# The warm runs above had no surplus run folder to delete; nor does this
+# one (run folders beyond the newest ten are deleted at the end of every
+# run, which is housekeeping, not the cost of the new files).
+keep=$(readlink "$main/cache/runs/latest")
+mkdir -p "$work/trash/runs"
+for d in "$main"/cache/runs/2*; do
+  [ "$(basename "$d")" = "$keep" ] || mv "$d" "$work/trash/runs/"
+done
 inc=$(seconds "$main" --jobs 2)
 computed=$(summary "$main" "records computed")
 rm "$main/data/new"
