@@ -115,8 +115,9 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         } => {
             crate::cache::clear(&paths.cache_dir)?;
             println!(
-                "cleared {} (write journals kept for undo)",
-                paths.cache_dir.join("db").display()
+                "cleared {} and {} (write journals kept for undo)",
+                paths.cache_dir.join("db").display(),
+                paths.cache_dir.join("pages").display()
             );
             Ok(ExitStatus::Success)
         }

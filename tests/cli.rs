@@ -433,6 +433,32 @@ fn a_rerun_links_unchanged_exports_and_still_deletes_the_oldest_surplus_run() {
 }
 
 #[test]
+fn page_texts_are_files_that_stats_counts_and_clear_removes() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    let (out, _) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stats = p.cmd().args(["cache", "stats"]).output().unwrap();
+    let stats = String::from_utf8_lossy(&stats.stdout).into_owned();
+    let page_line = stats
+        .lines()
+        .find(|l| l.starts_with("page "))
+        .unwrap_or_else(|| panic!("no page line in:\n{stats}"));
+    assert!(
+        page_line.contains(" 1 entries"),
+        "one document's file: {page_line}"
+    );
+    assert!(p.root().join("cache/pages").is_dir());
+
+    let clear = p.cmd().args(["cache", "clear"]).output().unwrap();
+    assert_eq!(clear.status.code(), Some(0));
+    assert!(!p.root().join("cache/pages").exists());
+    let (out, _) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(p.summary()["pages read by pdfium"], 8, "pages read again");
+}
+
+#[test]
 fn old_run_folders_go_and_the_newest_ten_stay() {
     let p = TestProject::new();
     p.add(PAPER, "a.pdf");
