@@ -145,13 +145,14 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             let Some(cache) = open_cache(&paths.cache_dir) else {
                 return Ok(ExitStatus::BadUsage);
             };
-            for t in cache.stats() {
+            let stats = cache.stats();
+            for t in &stats {
                 println!(
                     "{:<8} {:>9} entries {:>12} bytes",
                     t.name, t.entries, t.bytes
                 );
             }
-            println!("on disk  {:>31} bytes", cache.size_on_disk());
+            println!("on disk  {:>31} bytes", cache.size_on_disk(&stats));
             Ok(ExitStatus::Success)
         }
         Command::Undo { run_id } => {

@@ -256,7 +256,7 @@ impl Cache {
     pub fn stats(&self) -> Vec<TreeStats> {
         let (files, bytes) = self.pages.stats();
         let pages = TreeStats {
-            name: "page",
+            name: PAGE_STATS,
             entries: files,
             bytes,
         };
@@ -280,9 +280,16 @@ impl Cache {
             .collect()
     }
 
-    /// Size of the store on disk (sled and page files).
-    pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0) + self.pages.stats().1
+    /// Size on disk of the store, given its [`stats`](Self::stats): sled's
+    /// files plus the page files (already summed there, so the folder is
+    /// walked once).
+    pub fn size_on_disk(&self, stats: &[TreeStats]) -> u64 {
+        let pages: u64 = stats
+            .iter()
+            .filter(|s| s.name == PAGE_STATS)
+            .map(|s| s.bytes)
+            .sum();
+        self.db.size_on_disk().unwrap_or(0) + pages
     }
 
     pub fn dir(&self) -> &Path {
@@ -307,6 +314,9 @@ fn is_lock_error(e: &std::io::Error) -> bool {
     // or a message mentioning the lock.
     e.raw_os_error() == Some(libc::EWOULDBLOCK) || e.to_string().to_lowercase().contains("lock")
 }
+
+/// The name of the page files' line in [`Cache::stats`].
+const PAGE_STATS: &str = "page";
 
 /// The sled tree page texts lived in before they moved to files.
 const LEGACY_PAGE_TREE: &[u8] = b"page";

@@ -354,20 +354,12 @@ impl FontCache {
     fn is_bold(&mut self, lib: &dyn PdfiumLibraryBindings, tp: FPDF_TEXTPAGE, i: i32) -> bool {
         let mut flags = 0;
         self.name.resize(128, 0);
-        // SAFETY: the buffer is as long as said; pdfium writes a
-        // NUL-terminated name and returns its length with the NUL.
-        let mut len = unsafe {
-            lib.FPDFText_GetFontInfo(
-                tp,
-                i,
-                self.name.as_mut_ptr() as *mut c_void,
-                self.name.len() as _,
-                &mut flags,
-            )
-        } as usize;
-        if len > self.name.len() {
-            self.name.resize(len, 0);
-            len = unsafe {
+        // A name longer than the buffer: pdfium copies nothing and says
+        // how long it is; ask again with room for it.
+        let len = loop {
+            // SAFETY: the buffer is as long as said; pdfium writes a
+            // NUL-terminated name and returns its length with the NUL.
+            let len = unsafe {
                 lib.FPDFText_GetFontInfo(
                     tp,
                     i,
@@ -376,7 +368,11 @@ impl FontCache {
                     &mut flags,
                 )
             } as usize;
-        }
+            if len <= self.name.len() {
+                break len;
+            }
+            self.name.resize(len, 0);
+        };
         let name = &self.name[..len.saturating_sub(1).min(self.name.len())];
         if let Some(&b) = self.bold_by_name.get(name) {
             return b;

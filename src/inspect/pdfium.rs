@@ -219,13 +219,18 @@ impl Document {
         Some(String::from_utf16_lossy(&buf))
     }
 
-    fn page(&self, index: u32) -> Result<Page, PdfError> {
+    fn check_index(&self, index: u32) -> Result<(), PdfError> {
         if index >= self.page_count {
             return Err(PdfError::NoSuchPage {
                 index,
                 page_count: self.page_count,
             });
         }
+        Ok(())
+    }
+
+    fn page(&self, index: u32) -> Result<Page, PdfError> {
+        self.check_index(index)?;
         // SAFETY: the document is open; the page is closed by `Page` before
         // `self` can be dropped (it borrows nothing, but lives only inside
         // `read_page`).
@@ -281,12 +286,7 @@ impl Document {
         dpi: u32,
         max_pixels: u64,
     ) -> Result<GrayImage, PdfError> {
-        if index >= self.page_count {
-            return Err(PdfError::NoSuchPage {
-                index,
-                page_count: self.page_count,
-            });
-        }
+        self.check_index(index)?;
         let doc = match self.rendering.get() {
             Some(doc) => doc,
             None => {
