@@ -1,0 +1,3 @@
+//! Issue 19 regression tests: writes.
+
+#[allow(unused_imports)] use crate::util;
