@@ -254,6 +254,11 @@ impl Metadata {
         self.title.as_deref().is_some_and(|t| !t.trim().is_empty()) && !self.authors.is_empty()
     }
 
+    /// No field set.
+    pub fn is_empty(&self) -> bool {
+        Field::ALL.iter().all(|f| !self.has(*f))
+    }
+
     pub fn has(&self, field: Field) -> bool {
         match field {
             Field::Title => self.title.is_some(),
@@ -276,14 +281,44 @@ pub struct Source {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
     pub via: Via,
+    /// The ranker's probability that the value is right, 0-1 (absent for
+    /// fields without trained weights).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
 }
 
 /// Output of `decide`: the metadata and, per field, the winning source
 /// (0-based page indices; the record converts them with the offset).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
+    /// The best value of every field, however unsure.
     pub metadata: Metadata,
     pub sources: BTreeMap<Field, (Option<u32>, Via)>,
+    /// The ranker's probability that each decided value is right (fields
+    /// with trained weights only).
+    pub confidence: BTreeMap<Field, f32>,
+    /// Every cluster of candidates per field, best first: what
+    /// `candidates.json` and `-vv` show.
+    pub ranked: Vec<Ranked>,
+}
+
+/// One cluster of agreeing candidates for a field, as the ranker saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    pub field: Field,
+    /// The leader's value (the value reported if this cluster wins).
+    pub value: Value,
+    pub page: Option<u32>,
+    pub via: Via,
+    pub why: String,
+    /// Candidates in the cluster (the leader included).
+    pub members: u32,
+    /// The rule score: the leader's finder score plus agreement bonuses.
+    pub score: f32,
+    /// `None` when the field has no trained weights.
+    pub probability: Option<f32>,
+    /// In `decide::features::NAMES` order.
+    pub features: Vec<f32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -316,6 +351,9 @@ pub struct Record {
     pub status: Status,
     pub error: Option<String>,
     pub metadata: Metadata,
+    /// Values found but below `MIN_CONFIDENCE`: shown, never proposed or written.
+    #[serde(default, skip_serializing_if = "Metadata::is_empty")]
+    pub unsure: Metadata,
     pub sources: BTreeMap<String, Source>,
     pub pages_read: PagesRead,
     pub vision: VisionPages,
@@ -334,6 +372,7 @@ impl Record {
             status: Status::Error,
             error: Some(error),
             metadata: Metadata::default(),
+            unsure: Metadata::default(),
             sources: BTreeMap::new(),
             pages_read: PagesRead::default(),
             vision: VisionPages::default(),

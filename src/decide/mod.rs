@@ -15,20 +15,20 @@
 //! the winning title (same page and source), so title and subtitle always
 //! come from one reading of one page.
 
+pub mod explain;
+pub mod features;
+pub mod ranker;
+mod weights;
+
 use crate::extract::layout::{fold, token_f1, tokens};
-use crate::model::{Candidate, Decision, Field, Metadata, Value, Via};
+use crate::model::{Candidate, Decision, Field, Metadata, PageText, Ranked, Value, Via};
+use features::{PageContext, Standing};
 
-/// Bump when the merge rules change.
-pub const DECIDE_VERSION: u32 = 1;
+/// Bump when the merge rules, the features or the weights change.
+pub const DECIDE_VERSION: u32 = 2;
 
-/// Below this cluster score a field is left empty.
-pub fn min_score(field: Field) -> f32 {
-    match field {
-        Field::Title => 0.3,
-        Field::Authors => 0.3,
-        _ => 0.3,
-    }
-}
+/// Below this cluster score a field without trained weights is left empty.
+pub const MIN_SCORE: f32 = 0.3;
 
 /// Each agreeing candidate from another source adds this share of its own
 /// score, up to [`MAX_BONUS`] in all.
@@ -38,8 +38,23 @@ const MAX_BONUS: f32 = 0.35;
 /// Title candidates closer than this (token F1) say the same thing.
 const TITLE_AGREEMENT: f32 = 0.85;
 
-/// Picks one value per field from all candidates.
+/// Picks one value per field from all candidates, without the pages they
+/// were read from (position features unknown).
 pub fn decide(candidates: &[Candidate]) -> Decision {
+    decide_in(candidates, &PageContext::new(&[], 0))
+}
+
+/// Picks one value per field from all candidates read from `pages`.
+pub fn decide_pages(candidates: &[Candidate], pages: &[PageText], page_count: u32) -> Decision {
+    decide_in(candidates, &PageContext::new(pages, page_count))
+}
+
+/// Per field: cluster the candidates, rank the clusters (by the learned
+/// ranker where the field has weights, else by the rule score), keep every
+/// cluster in `ranked` for explanation, and report the winner with its
+/// probability in `confidence`. Thresholding by `MIN_CONFIDENCE` is the
+/// record's business, so one cached decision serves every threshold.
+fn decide_in(candidates: &[Candidate], ctx: &PageContext) -> Decision {
     let mut d = Decision::default();
     let person_names: Vec<String> = candidates
         .iter()
@@ -68,18 +83,28 @@ pub fn decide(candidates: &[Candidate]) -> Decision {
         let full: Vec<String> = cands.iter().map(|c| full_title(c, candidates)).collect();
         let order = sorted_by_score(&cands);
         let clusters = cluster(field, &cands, &full, &order);
-        let Some((members, score)) = clusters
-            .into_iter()
-            .map(|m| {
-                let s = cluster_score(&cands, &m);
-                (m, s)
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-        else {
+        let ranked = rank(field, &cands, clusters, candidates, ctx);
+        let Some(best) = ranked.first() else {
             continue;
         };
-        if score < min_score(field) {
-            continue;
+        let (members, score, probability) = (best.0.clone(), best.1, best.2);
+        d.ranked.extend(ranked.iter().map(|(m, score, p, f)| Ranked {
+            field,
+            value: cands[m[0]].value.clone(),
+            page: cands[m[0]].page,
+            via: cands[m[0]].via,
+            why: cands[m[0]].why.clone(),
+            members: m.len() as u32,
+            score: *score,
+            probability: *p,
+            features: f.0.to_vec(),
+        }));
+        match probability {
+            Some(p) => {
+                d.confidence.insert(field, p);
+            }
+            None if score < MIN_SCORE => continue,
+            None => {}
         }
         let top = cands[members[0]];
         let value = display_form(top, &members, &cands);
@@ -94,10 +119,58 @@ pub fn decide(candidates: &[Candidate]) -> Decision {
             {
                 d.metadata.subtitle = Some(text_of(&sub.value).to_string());
                 d.sources.insert(Field::Subtitle, (sub.page, sub.via));
+                if let Some(p) = probability {
+                    d.confidence.insert(Field::Subtitle, p);
+                }
             }
         }
     }
     d
+}
+
+/// A field's clusters, best first: members, rule score, probability (when
+/// the field is trained) and features.
+type RankedCluster = (Vec<usize>, f32, Option<f32>, features::Features);
+
+fn rank(
+    field: Field,
+    cands: &[&Candidate],
+    clusters: Vec<Vec<usize>>,
+    all: &[Candidate],
+    ctx: &PageContext,
+) -> Vec<RankedCluster> {
+    let scores: Vec<f32> = clusters.iter().map(|m| cluster_score(cands, m)).collect();
+    let mut by_rule: Vec<usize> = (0..clusters.len()).collect();
+    by_rule.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let n = clusters.len();
+    let mut out: Vec<RankedCluster> = clusters
+        .into_iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let rank = by_rule.iter().position(|&j| j == k).unwrap_or(0);
+            let best_other = by_rule
+                .iter()
+                .find(|&&j| j != k)
+                .map_or(0.0, |&j| scores[j]);
+            let standing = Standing {
+                rank,
+                margin: scores[k] - best_other,
+                clusters: n,
+                paired_subtitle: field == Field::Title
+                    && m.iter().any(|&i| paired_subtitle(cands[i], all).is_some()),
+            };
+            let members: Vec<&Candidate> = m.iter().map(|&i| cands[i]).collect();
+            let f = features::of_cluster(&members, &standing, ctx);
+            let p = ranker::probability(field, &f);
+            (m, scores[k], p, f)
+        })
+        .collect();
+    // Stable: on equal probability (or score) the rule order decides.
+    out.sort_by(|a, b| {
+        let key = |c: &RankedCluster| c.2.unwrap_or(c.1);
+        key(b).total_cmp(&key(a)).then(b.1.total_cmp(&a.1))
+    });
+    out
 }
 
 /// The leader's value, except that a title set in capitals is reported in
@@ -263,6 +336,34 @@ fn text_of(v: &Value) -> &str {
     match v {
         Value::Text(t) => t,
         _ => "",
+    }
+}
+
+/// The decided metadata split by `MIN_CONFIDENCE`: the values whose
+/// probability reaches `min` (or whose field has no trained weights), and
+/// the unsure rest, which is shown as such but never proposed or written.
+pub fn split_by_confidence(d: &Decision, min: f32) -> (Metadata, Metadata) {
+    let mut sure = d.metadata.clone();
+    let mut unsure = Metadata::default();
+    for (field, p) in &d.confidence {
+        if *p < min {
+            move_field(&mut sure, &mut unsure, *field);
+        }
+    }
+    (sure, unsure)
+}
+
+fn move_field(from: &mut Metadata, to: &mut Metadata, field: Field) {
+    match field {
+        Field::Title => to.title = from.title.take(),
+        Field::Subtitle => to.subtitle = from.subtitle.take(),
+        Field::Authors => to.authors = std::mem::take(&mut from.authors),
+        Field::Publisher => to.publisher = from.publisher.take(),
+        Field::Year => to.year = from.year.take(),
+        Field::Edition => to.edition = from.edition.take(),
+        Field::Isbn => to.isbn = from.isbn.take(),
+        Field::Doi => to.doi = from.doi.take(),
+        Field::Loc => to.loc = from.loc.take(),
     }
 }
 

@@ -113,7 +113,7 @@ static DEDICATION: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static MASTHEAD: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly|sponsored)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
+        r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
     )
     .unwrap()
 });
@@ -160,7 +160,7 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
     if words.len() == 1 {
         let w = words[0];
         if w.starts_with(|c: char| c.is_lowercase()) {
-            // A logo's tail ("symptote") or a stray word.
+            // A single lower-case word: a fragment of a logo, or a stray word.
             penalty += 0.4;
         } else if letters <= 5 && w.chars().all(|c| !c.is_lowercase()) && !w.chars().any(is_cjk) {
             // "JMS", "IEEE": a masthead acronym.
@@ -723,7 +723,7 @@ mod tests {
                 ("Lattice: the Plot Description", 15.3, 215.9),
                 ("Language", 15.3, 242.8),
                 ("For version 2.85", 9.1, 272.4),
-                ("symptote", 20.7, 330.5),
+                ("ographia", 20.7, 330.5),
             ],
         )];
         let (t, s, _) = best(&pages, 196);

@@ -55,34 +55,35 @@ pub fn render_markdown(r: &Record) -> String {
     if let Some(sub) = &m.subtitle {
         let _ = writeln!(s, "\n*{}*", md_inline(sub));
     }
-    let _ = writeln!(s, "\n| Field | Value | Found on |\n|---|---|---|");
-    let source = |field: &str| -> String {
+    let _ = writeln!(
+        s,
+        "\n| Field | Value | Found on | Confidence |\n|---|---|---|---|"
+    );
+    let source = |field: &str| -> (String, String) {
         r.sources
             .get(field)
-            .map(|src| match src.page {
-                Some(p) => format!("page {p} ({})", src.via.as_str()),
-                None => src.via.as_str().to_string(),
+            .map(|src| {
+                let at = match src.page {
+                    Some(p) => format!("page {p} ({})", src.via.as_str()),
+                    None => src.via.as_str().to_string(),
+                };
+                (at, src.confidence.map_or(String::new(), |c| format!("{c:.2}")))
             })
             .unwrap_or_default()
     };
-    let mut row = |name: &str, key: &str, value: Option<String>| {
-        if let Some(v) = value {
-            let _ = writeln!(s, "| {name} | {} | {} |", md_cell(&v), source(key));
+    // Confident values first, then the unsure ones (below MIN_CONFIDENCE:
+    // not proposed, named or written).
+    for (values, unsure) in [(m, false), (&r.unsure, true)] {
+        for (name, key, value) in field_rows(values) {
+            let (at, conf) = source(key);
+            let conf = if unsure {
+                format!("{conf} (unsure)")
+            } else {
+                conf
+            };
+            let _ = writeln!(s, "| {name} | {} | {at} | {} |", md_cell(&value), conf.trim());
         }
-    };
-    row("Title", "title", m.title.clone());
-    row("Subtitle", "subtitle", m.subtitle.clone());
-    row(
-        "Authors",
-        "authors",
-        (!m.authors.is_empty()).then(|| m.authors.join("; ")),
-    );
-    row("Publisher", "publisher", m.publisher.clone());
-    row("Year", "year", m.year.map(|y| y.to_string()));
-    row("Edition", "edition", m.edition.clone());
-    row("ISBN", "isbn", m.isbn.clone());
-    row("DOI", "doi", m.doi.clone());
-    row("LCCN", "loc", m.loc.clone());
+    }
 
     let status = match r.status {
         Status::Complete => "complete",
@@ -134,6 +135,25 @@ pub fn render_markdown(r: &Record) -> String {
     s
 }
 
+/// The set fields of `m` as (label, record key, value), in SPEC 7 order.
+fn field_rows(m: &crate::model::Metadata) -> Vec<(&'static str, &'static str, String)> {
+    let authors = (!m.authors.is_empty()).then(|| m.authors.join("; "));
+    [
+        ("Title", "title", m.title.clone()),
+        ("Subtitle", "subtitle", m.subtitle.clone()),
+        ("Authors", "authors", authors),
+        ("Publisher", "publisher", m.publisher.clone()),
+        ("Year", "year", m.year.map(|y| y.to_string())),
+        ("Edition", "edition", m.edition.clone()),
+        ("ISBN", "isbn", m.isbn.clone()),
+        ("DOI", "doi", m.doi.clone()),
+        ("LCCN", "loc", m.loc.clone()),
+    ]
+    .into_iter()
+    .filter_map(|(n, k, v)| v.map(|v| (n, k, v)))
+    .collect()
+}
+
 /// Text on one line, with Markdown's active characters escaped.
 fn md_inline(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -167,6 +187,7 @@ mod tests {
             Source {
                 page: Some(3),
                 via: Via::Text,
+                confidence: Some(0.97),
             },
         );
         Record {
@@ -179,6 +200,10 @@ mod tests {
                 title: Some("Gödel, Escher | Bach".into()),
                 authors: vec!["Douglas Hofstadter".into()],
                 year: Some(1979),
+                ..Metadata::default()
+            },
+            unsure: Metadata {
+                year: Some(1997),
                 ..Metadata::default()
             },
             sources,
@@ -203,8 +228,9 @@ mod tests {
         assert_eq!(back, r);
         let text = std::fs::read_to_string(&md).unwrap();
         assert!(text.starts_with("# Gödel, Escher \\| Bach\n"));
-        assert!(text.contains("| Title | Gödel, Escher \\| Bach | page 3 (text) |"));
+        assert!(text.contains("| Title | Gödel, Escher \\| Bach | page 3 (text) | 0.97 |"));
         assert!(text.contains("| Year | 1979 |"));
+        assert!(text.contains("| Year | 1997 |  | (unsure) |"), "{text}");
         assert!(text.contains("- Pages read: front 1, 2, 3; back none"));
         assert!(text.contains("- something \\*odd\\*"));
     }

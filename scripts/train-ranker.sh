@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Trains the ranker's weights (src/decide/weights.rs) and writes the
+# held-out figures (docs/accuracy-ranker.md, docs/precision-coverage.png).
+#
+# Runs colophon over every labelled corpus that is there, with -vv so that
+# every document's diagnostics/<stem>/candidates.json is written, then
+# scripts/train_ranker.py labels the candidates with the corpus scorer's
+# rules and fits one logistic regression per field under grouped 5-fold
+# cross-validation (a Debian package, or every variant of one book, stays
+# in one fold).
+#
+#   ../shared/corpus            gold (46 PDFs; groups: the book/paper)
+#   $WILD_DIR (../wild-pdfs)    silver, from ../shared/wild/fetch.sh (groups: package)
+#   $GEN_DIR  (../gen-books)    generated books, from scripts/gen-books.sh (groups: book)
+#
+# Usage: scripts/train-ranker.sh [--eval-only]
+#   --eval-only  measure and report, leave src/decide/weights.rs alone
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+shared=$(cd ../shared && pwd)
+WILD_DIR=${WILD_DIR:-$(cd .. && pwd)/wild-pdfs}
+GEN_DIR=${GEN_DIR:-$(cd .. && pwd)/gen-books}
+work=${TRAIN_WORK:-$root/target/train}
+python3 -c 'import numpy, matplotlib' 2>/dev/null ||
+  python3 -m pip install -q -r scripts/train-requirements.txt
+cargo build --release --quiet
+bin=$root/target/release/colophon
+
+run_set() { # name pdf-dir
+  local dir=$work/$1
+  mkdir -p "$dir"
+  ln -sfn "$2" "$dir/data"
+  cat > "$dir/colophon.toml" <<'TOML'
+MIN_CONFIDENCE = 0.0
+[MATTER_CONFIG.front]
+max_pages = 8
+[MATTER_CONFIG.back]
+mode = "fallback"
+max_pages = 5
+fields = { publisher = true, year = true, edition = true, isbn = true, doi = true, loc = true }
+TOML
+  (cd "$dir" && "$bin" run --json -vv > out.jsonl 2> stderr.log) || true
+  echo "$dir/cache/runs/latest"
+}
+
+sets=()
+sets+=(--set "gold:$(run_set gold "$shared/corpus/pdfs"):$shared/corpus/truth.json:doc")
+if [ -d "$WILD_DIR" ]; then
+  sets+=(--set "wild:$(run_set wild "$WILD_DIR"):$shared/wild/truth.json:package")
+fi
+if [ -f "$GEN_DIR/truth.json" ]; then
+  sets+=(--set "generated:$(run_set generated "$GEN_DIR/pdfs"):$GEN_DIR/truth.json:doc")
+fi
+out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png)
+[ "${1:-}" = "--eval-only" ] || out+=(--weights src/decide/weights.rs)
+python3 scripts/train_ranker.py --corpus "$shared/corpus" "${sets[@]}" "${out[@]}"

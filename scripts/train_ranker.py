@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Trains colophon's ranker and measures it on held-out folds.
+
+Usage (scripts/train-ranker.sh runs it after runs over the corpora):
+    train_ranker.py --set NAME:RUN_DIR:TRUTH_JSON:GROUPING [--set ...]
+                    [--weights src/decide/weights.rs] [--report docs/accuracy.md]
+                    [--plot docs/precision-coverage.png]
+
+Each set is a colophon run (its `records.jsonl` and
+`diagnostics/<stem>/candidates.json`) over labelled PDFs. GROUPING says
+which PDFs must stay in one fold: `doc` (the truth record's `doc`: every
+variant of one book) or `package` (the Debian package named in `source`).
+
+For every document and field with a known answer, each cluster of
+candidates in `candidates.json` is labelled right or wrong with the
+corpus scorer's own matching rules (shared/corpus/score.py). A logistic
+regression per field is fitted on four fifths of the groups and predicts
+the fifth; the held-out predictions give the tables, the precision-
+coverage plot and the default MIN_CONFIDENCE (the lowest threshold at
+which emitted titles, authors and years are each right >= 98% of the
+time). The weights written are then fitted on all groups.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+FIELDS = ["title", "authors", "publisher", "year", "edition", "isbn", "doi", "loc"]
+PRECISION_FIELDS = ["title", "authors", "year"]
+TARGET_PRECISION = 0.98
+FOLDS = 5
+L2 = 1.0
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_scorer(corpus_dir):
+    sys.path.insert(0, corpus_dir)
+    import score  # noqa: E402  (shared/corpus/score.py)
+    return score
+
+
+def feature_names():
+    src = open(os.path.join(HERE, "..", "src", "decide", "features.rs")).read()
+    body = src.split("pub const NAMES")[1].split("];")[0]
+    return [p.split('"')[1] for p in body.split(",") if '"' in p]
+
+
+def value_of(v):
+    """A candidates.json value ({"Text": s} / {"Names": [...]} / {"Number": n})."""
+    (kind, x), = v.items()
+    return x
+
+
+def load_set(name, run_dir, truth_path, grouping, score):
+    truth = json.load(open(truth_path))
+    by_base = {os.path.basename(t["file"]): t for t in truth}
+    docs = []
+    recs = [json.loads(l) for l in open(os.path.join(run_dir, "records.jsonl"))]
+    for rec in recs:
+        base = os.path.basename(rec["path"])
+        t = by_base.get(base)
+        if t is None:
+            continue
+        stem = rec["path"][:-4] if rec["path"].lower().endswith(".pdf") else rec["path"]
+        cpath = os.path.join(run_dir, "diagnostics", stem, "candidates.json")
+        clusters = json.load(open(cpath)) if os.path.exists(cpath) else []
+        if grouping == "package":
+            group = t.get("source", "").split(" ")[2] if t.get("source", "").startswith("Debian package") else t["doc"]
+        else:
+            group = t["doc"]
+        docs.append({
+            "set": name,
+            "file": base,
+            "condition": t.get("condition", "asis"),
+            "kind": t.get("kind", ""),
+            "group": f"{name}:{group}",
+            "truth": t["truth"],
+            "alt": t.get("alt") or {},
+            "silver": name == "wild",
+            "doi_absent": t.get("doi_absent", False),
+            "clusters": clusters,
+            "record": rec,
+        })
+    return docs
+
+
+def known(doc, field):
+    """Whether the field's answer is known: gold and generated truth is
+    complete (null = nothing there); silver null means unknown."""
+    tv = doc["truth"].get(field)
+    if not doc["silver"]:
+        return True
+    if field == "doi" and doc["doi_absent"]:
+        return True
+    return tv not in (None, [], "")
+
+
+def label(score, doc, field, value):
+    tool = {field: value}
+    j = score.judge(field, tool, doc["truth"], doc["alt"])
+    return 1 if j == "correct" else 0
+
+
+def has_truth(doc, field):
+    return doc["truth"].get(field) not in (None, [], "")
+
+
+def trainable(doc):
+    """Silver labels exist only where the Info metadata agrees with the
+    page, so on the as-is silver copies "the Info value is right" holds by
+    construction: they are measured, never trained on."""
+    return not (doc["silver"] and doc["condition"] == "asis")
+
+
+def fold_of(group):
+    return int(hashlib.sha256(group.encode()).hexdigest(), 16) % FOLDS
+
+
+def fit(X, y):
+    """L2-regularised logistic regression by Newton's method (deterministic)."""
+    n, d = X.shape
+    Xb = np.hstack([X, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    reg = np.full(d + 1, L2)
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-Xb @ w))
+        g = Xb.T @ (p - y) + reg * w
+        H = (Xb * (p * (1 - p))[:, None]).T @ Xb + np.diag(reg + 1e-6)
+        step = np.linalg.solve(H, g)
+        w -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return w
+
+
+def predict(w, X):
+    return 1 / (1 + np.exp(-(X @ w[:-1] + w[-1])))
+
+
+def examples(docs, field, score):
+    rows, ys, owners = [], [], []
+    for di, doc in enumerate(docs):
+        if not known(doc, field):
+            continue
+        for c in doc["clusters"]:
+            if c["field"] != field:
+                continue
+            rows.append([c["features"][n] for n in NAMES])
+            ys.append(label(score, doc, field, value_of(c["value"])))
+            owners.append(di)
+    return np.array(rows, dtype=float).reshape(-1, len(NAMES)), np.array(ys, dtype=float), owners
+
+
+def held_out(docs, field, score):
+    """Per document: (best held-out probability, its cluster right?) or None
+    when there is no cluster; only documents whose answer is known."""
+    X, y, owners = examples(docs, field, score)
+    out = {}
+    if len(y) == 0:
+        return out
+    folds = np.array([fold_of(docs[o]["group"]) for o in owners])
+    usable = np.array([trainable(docs[o]) for o in owners])
+    probs = np.zeros(len(y))
+    for k in range(FOLDS):
+        train, test = (folds != k) & usable, folds == k
+        if test.sum() == 0:
+            continue
+        if y[train].sum() == 0:
+            probs[test] = 0.0
+            continue
+        w = fit(X[train], y[train])
+        probs[test] = predict(w, X[test])
+    for i, o in enumerate(owners):
+        if o not in out or probs[i] > out[o][0]:
+            out[o] = (probs[i], y[i])
+    return out
+
+
+RULE_MIN_SCORE = 0.3  # decide::MIN_SCORE
+
+
+def rule_choice(doc, field, score):
+    """What the rule-based decide (the best cluster by rule score, when it
+    reaches MIN_SCORE) would emit: right (1), wrong (0), or None."""
+    best = None
+    for c in doc["clusters"]:
+        if c["field"] == field and (best is None or c["score"] > best["score"]):
+            best = c
+    if best is None or best["score"] < RULE_MIN_SCORE:
+        return None
+    return label(score, doc, field, value_of(best["value"]))
+
+
+def table(docs, preds, threshold, select, score):
+    """Per field: documents with truth, accuracy, emitted, precision (held-out)."""
+    rows = []
+    for field in FIELDS:
+        ids = [i for i, d in enumerate(docs) if select(d) and known(d, field)]
+        with_truth = [i for i in ids if has_truth(docs[i], field)]
+        if not with_truth:
+            continue
+        emitted = correct = 0
+        for i in ids:
+            p = preds[field].get(i)
+            if p is None or p[0] < threshold:
+                continue
+            emitted += 1
+            correct += int(p[1])
+        fp = sum(1 for i in ids if not has_truth(docs[i], field)
+                 and preds[field].get(i) is not None and preds[field][i][0] >= threshold)
+        base_emit = base_ok = 0
+        for i in ids:
+            r = rule_choice(docs[i], field, score)
+            if r is not None:
+                base_emit += 1
+                base_ok += r
+        base_fp = sum(1 for i in ids if not has_truth(docs[i], field)
+                      and rule_choice(docs[i], field, score) is not None)
+        rows.append({
+            "field": field,
+            "docs": len(with_truth),
+            "accuracy": correct / (len(with_truth) + fp),
+            "emitted": emitted,
+            "precision": correct / emitted if emitted else float("nan"),
+            "rule_accuracy": base_ok / (len(with_truth) + base_fp),
+            "rule_precision": base_ok / base_emit if base_emit else float("nan"),
+        })
+    return rows
+
+
+def choose_threshold(docs, preds):
+    for t in [x / 100 for x in range(5, 100)]:
+        ok = True
+        for field in PRECISION_FIELDS:
+            hits = [preds[field][i][1] for i in preds[field]
+                    if preds[field][i][0] >= t and has_truth(docs[i], field)]
+            fps = [1 for i in preds[field]
+                   if preds[field][i][0] >= t and not has_truth(docs[i], field)]
+            n = len(hits) + len(fps)
+            if n and sum(hits) / n < TARGET_PRECISION:
+                ok = False
+        if ok:
+            return t
+    return 0.99
+
+
+def fmt_rows(rows):
+    out = ["| field | docs | accuracy | precision (emitted) | rule-based accuracy | rule-based precision |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['field']} | {r['docs']} | {r['accuracy']:.3f} | {r['precision']:.3f} ({r['emitted']}) "
+                   f"| {r['rule_accuracy']:.3f} | {r['rule_precision']:.3f} |")
+    main = [r for r in rows if r["field"] in ("title", "authors", "year")]
+    if main:
+        out.append(f"\nmean of title, authors, year: {np.mean([r['accuracy'] for r in main]):.3f} "
+                   f"(rule-based {np.mean([r['rule_accuracy'] for r in main]):.3f}); "
+                   f"mean of all fields: {np.mean([r['accuracy'] for r in rows]):.3f} "
+                   f"(rule-based {np.mean([r['rule_accuracy'] for r in rows]):.3f})")
+    return "\n".join(out)
+
+
+def write_weights(path, weights, threshold, summary):
+    lines = [
+        "//! Generated by `scripts/train-ranker.sh`; do not edit by hand.",
+        "//!",
+    ]
+    lines += [f"//! {s}" for s in summary]
+    lines += [
+        "",
+        "use super::features::COUNT;",
+        "use crate::model::Field;",
+        "",
+        "/// Per field: one weight per feature (`features::NAMES` order), then the bias.",
+        "pub const TRAINED: &[(Field, [f32; COUNT + 1])] = &[",
+    ]
+    for field, w in weights.items():
+        vals = ", ".join(f"{x:.6}" for x in w)
+        lines.append(f"    (Field::{field.capitalize()}, [{vals}]),")
+    lines += ["];", "", f"pub const MIN_CONFIDENCE: f32 = {threshold:.2};", ""]
+    open(path, "w").write("\n".join(lines))
+
+
+def plot(path, docs, preds):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4.5), dpi=100)
+    for field in FIELDS:
+        pts = sorted(((p, ok, has_truth(docs[i], field)) for i, (p, ok) in preds[field].items()),
+                     key=lambda x: -x[0])
+        n_truth = sum(1 for i in preds[field] if has_truth(docs[i], field))
+        if n_truth < 20:
+            continue
+        cov, prec, good = [], [], 0
+        for k, (p, ok, ht) in enumerate(pts, 1):
+            good += int(ok and ht)
+            cov.append(good / n_truth)
+            prec.append(good / k)
+        ax.plot(cov, prec, label=field)
+    ax.set_xlabel("coverage (right values / documents with an answer)")
+    ax.set_ylabel("precision of emitted values")
+    ax.set_ylim(0.5, 1.01)
+    ax.axhline(TARGET_PRECISION, color="grey", lw=0.5, ls="--")
+    ax.legend(loc="lower left")
+    ax.set_title("colophon ranker, held-out folds")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--set", action="append", required=True)
+    ap.add_argument("--corpus", default=os.path.join(HERE, "..", "..", "shared", "corpus"))
+    ap.add_argument("--weights")
+    ap.add_argument("--report")
+    ap.add_argument("--plot")
+    args = ap.parse_args()
+    score = load_scorer(args.corpus)
+    docs = []
+    for s in args.set:
+        name, run_dir, truth, grouping = s.split(":")
+        docs += load_set(name, run_dir, truth, grouping, score)
+    print(f"{len(docs)} documents, {len({d['group'] for d in docs})} groups", file=sys.stderr)
+
+    preds = {f: held_out(docs, f, score) for f in FIELDS}
+    threshold = choose_threshold(docs, preds)
+    report = [f"Held-out (grouped {FOLDS}-fold) at MIN_CONFIDENCE = {threshold:.2f}; "
+              f"{len(docs)} PDFs in {len({d['group'] for d in docs})} groups.\n"]
+    slices = [("all", lambda d: True)]
+    for name in sorted({d["set"] for d in docs}):
+        for cond in sorted({d["condition"] for d in docs if d["set"] == name}):
+            slices.append((f"{name} / {cond}", lambda d, n=name, c=cond: d["set"] == n and d["condition"] == c))
+    for name in sorted({d["kind"] for d in docs}):
+        slices.append((f"kind {name}", lambda d, k=name: d["kind"] == k))
+    for title, sel in slices:
+        n = sum(1 for d in docs if sel(d))
+        if n < 5:
+            continue
+        report.append(f"### {title} ({n} PDFs)\n")
+        report.append(fmt_rows(table(docs, preds, threshold, sel, score)) + "\n")
+    text = "\n".join(report)
+    print(text)
+
+    weights, summary = {}, []
+    train_docs = [d for d in docs if trainable(d)]
+    for field in FIELDS:
+        X, y, _ = examples(train_docs, field, score)
+        if len(y) < 20 or y.sum() < 5 or y.sum() == len(y):
+            summary.append(f"{field}: not trained ({len(y)} clusters, {int(y.sum())} right)")
+            continue
+        weights[field] = fit(X, y)
+        summary.append(f"{field}: {len(y)} clusters, {int(y.sum())} right")
+    summary.append(f"MIN_CONFIDENCE {threshold:.2f}: held-out precision of emitted title, "
+                   f"authors and year >= {TARGET_PRECISION}")
+    if args.weights:
+        write_weights(args.weights, weights, threshold, summary)
+    if args.report:
+        open(args.report, "w").write(text)
+    if args.plot:
+        plot(args.plot, docs, preds)
+
+
+NAMES = feature_names()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+//! Named numeric features of a cluster of agreeing candidates: what the
+//! learned ranker ([`super::ranker`]) turns into a probability.
+//!
+//! Features describe the evidence, never a document: the finder's own
+//! score, how many independent sources agree, where the value sits on the
+//! page (font size against the body text, height on the page, page index),
+//! and the shape of the value (words, capitals, digits, names). They are
+//! scaled to roughly 0..=1 here, so the trained weights read directly.
+
+use crate::extract::layout::tokens;
+use crate::model::{Candidate, PageText, Value, Via};
+
+/// The feature names, in the order of [`Features::values`] and of the
+/// weights in `weights.rs`. Append only: the trainer reads them by name.
+pub const NAMES: [&str; 25] = [
+    "rule_score",
+    "agree_sources",
+    "info_agrees",
+    "info_only",
+    "text_member",
+    "ocr_lead",
+    "vision_member",
+    "page_pos",
+    "back_matter",
+    "rank",
+    "margin",
+    "size_ratio",
+    "top_frac",
+    "located",
+    "bold",
+    "words",
+    "upper_frac",
+    "digit_frac",
+    "cap_words",
+    "has_colon",
+    "names",
+    "name_words",
+    "year_age",
+    "clusters",
+    "subtitle_paired",
+];
+
+pub const COUNT: usize = NAMES.len();
+
+/// One cluster's features, in [`NAMES`] order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Features(pub [f32; COUNT]);
+
+/// What the features are computed against: the pages read and the size
+/// of the body text (the most common line size, by characters).
+pub struct PageContext<'a> {
+    pub pages: &'a [PageText],
+    pub page_count: u32,
+    body_size: f32,
+}
+
+impl<'a> PageContext<'a> {
+    pub fn new(pages: &'a [PageText], page_count: u32) -> PageContext<'a> {
+        PageContext {
+            pages,
+            page_count,
+            body_size: body_size(pages),
+        }
+    }
+
+    /// The line a text value was read from: the first line on its page
+    /// whose words start the value (or that the value starts).
+    fn locate(&self, page: u32, value: &str) -> Option<(&PageText, usize)> {
+        let p = self.pages.iter().find(|p| p.index == page)?;
+        let want = tokens(value);
+        let head = &want[..want.len().min(3)];
+        if head.is_empty() {
+            return None;
+        }
+        let i = p.lines.iter().position(|l| {
+            let have = tokens(&l.text);
+            !have.is_empty()
+                && (have.starts_with(head) || head.starts_with(&have[..have.len().min(head.len())]))
+        })?;
+        Some((p, i))
+    }
+}
+
+/// The most common font size over the pages' characters.
+fn body_size(pages: &[PageText]) -> f32 {
+    let mut by_size: Vec<(i32, usize)> = Vec::new();
+    for l in pages.iter().flat_map(|p| &p.lines) {
+        let key = (l.size * 2.0).round() as i32;
+        let n = l.text.chars().count();
+        match by_size.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, c)) => *c += n,
+            None => by_size.push((key, n)),
+        }
+    }
+    by_size
+        .iter()
+        .max_by_key(|(_, n)| *n)
+        .map_or(10.0, |(k, _)| (*k as f32 / 2.0).max(1.0))
+}
+
+/// Where a cluster stands among the field's clusters.
+pub struct Standing {
+    /// 0 for the cluster whose leader has the best finder score.
+    pub rank: usize,
+    /// The leader's score minus the best other leader's score.
+    pub margin: f32,
+    pub clusters: usize,
+    /// A title cluster whose candidates came with a subtitle.
+    pub paired_subtitle: bool,
+}
+
+/// The features of one cluster (`members[0]` is its leader).
+pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext) -> Features {
+    let lead = members[0];
+    let mut sources: Vec<(Option<u32>, Via)> = Vec::new();
+    for c in members {
+        if !sources.contains(&(c.page, c.via)) {
+            sources.push((c.page, c.via));
+        }
+    }
+    let any = |v: Via| members.iter().any(|c| c.via == v);
+    let first_page = members.iter().filter_map(|c| c.page).min();
+    let text = match &lead.value {
+        Value::Text(t) => t.clone(),
+        Value::Names(n) => n.join(" "),
+        Value::Number(n) => n.to_string(),
+    };
+    let located = lead.page.and_then(|p| ctx.locate(p, &text));
+    let (size_ratio, top_frac, bold) = match located {
+        Some((p, i)) => {
+            let l = &p.lines[i];
+            (
+                (l.size / ctx.body_size).clamp(0.0, 4.0) / 4.0,
+                (l.bbox.top / p.height.max(1.0)).clamp(0.0, 1.0),
+                f32::from(u8::from(l.bold)),
+            )
+        }
+        None => (0.0, 0.5, 0.0),
+    };
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count().max(1) as f32;
+    let chars = text.chars().filter(|c| !c.is_whitespace()).count().max(1) as f32;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let cap_words = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count() as f32
+        / words.len().max(1) as f32;
+    let (names, name_words) = match &lead.value {
+        Value::Names(n) => (
+            (n.len() as f32 / 5.0).min(1.0),
+            n.iter().map(|x| x.split_whitespace().count()).sum::<usize>() as f32
+                / n.len().max(1) as f32
+                / 4.0,
+        ),
+        _ => (0.0, 0.0),
+    };
+    let year_age = match &lead.value {
+        Value::Number(y) => ((2030 - y) as f32 / 100.0).clamp(0.0, 2.0),
+        _ => 0.0,
+    };
+    let b = |x: bool| f32::from(u8::from(x));
+    Features([
+        lead.score.clamp(-1.0, 2.0),
+        ((sources.len() - 1) as f32 / 4.0).min(1.0),
+        b(any(Via::PdfInfo)),
+        b(members.iter().all(|c| c.via == Via::PdfInfo)),
+        b(any(Via::Text)),
+        b(lead.via == Via::Ocr),
+        b(any(Via::Vision)),
+        first_page.map_or(1.0, |p| (p as f32 / 8.0).min(1.0)),
+        b(first_page.is_some_and(|p| ctx.page_count > 4 && p >= ctx.page_count / 2)),
+        (standing.rank as f32 / 3.0).min(1.0),
+        standing.margin.clamp(-1.0, 1.0),
+        size_ratio,
+        top_frac,
+        b(located.is_some()),
+        bold,
+        ((1.0 + words.len() as f32).ln() / 3.0).min(1.5),
+        text.chars().filter(|c| c.is_uppercase()).count() as f32 / letters,
+        text.chars().filter(char::is_ascii_digit).count() as f32 / chars,
+        cap_words,
+        b(text.contains(':')),
+        names,
+        name_words,
+        year_age,
+        ((1.0 + standing.clusters as f32).ln() / 3.0).min(1.0),
+        b(standing.paired_subtitle),
+    ])
+}
+
+impl Features {
+    /// The features by name, for `candidates.json`.
+    pub fn named(&self) -> Vec<(&'static str, f32)> {
+        NAMES.iter().copied().zip(self.0).collect()
+    }
+}
