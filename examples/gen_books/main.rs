@@ -1,0 +1,171 @@
+//! gen_books: writes N invented books with labelled front and back matter
+//! (issue 13), for training the ranker and for property tests.
+//!
+//! ```text
+//! cargo run --release --example gen_books -- --seed 7 --count 300 --out /tmp/gen [--scanned]
+//! ```
+//!
+//! Output: `OUT/pdfs/<id>-born.pdf` (and `<id>-scanned.pdf`), and
+//! `OUT/truth.json` in the schema of `../shared/corpus/truth.json`. Book `i`
+//! of seed `s` depends on nothing else, so runs are reproducible byte for
+//! byte and can be split or extended.
+
+mod book;
+mod check;
+mod fonts;
+mod ident;
+mod invent;
+mod lang;
+mod layout;
+mod pages;
+mod pdf;
+mod raster;
+mod rng;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use rayon::prelude::*;
+
+use crate::fonts::Fonts;
+use crate::pages::Features;
+use crate::rng::Rng;
+
+#[derive(Parser, Debug)]
+#[command(about = "Writes invented books with labelled front and back matter")]
+struct Args {
+    /// Seed of the run; the same seed writes the same bytes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of books.
+    #[arg(long, default_value_t = 20)]
+    count: usize,
+    /// Index of the first book (to extend a run).
+    #[arg(long, default_value_t = 0)]
+    start: usize,
+    /// Output folder (pdfs/ and truth.json go in it).
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write a scanned variant of every book.
+    #[arg(long)]
+    scanned: bool,
+    /// Skip the pdftotext self-check.
+    #[arg(long)]
+    no_check: bool,
+    /// Say why books were regenerated.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Worker threads.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Folder with the DejaVu TrueType faces (Cyrillic, title pictures).
+    #[arg(long, default_value = fonts::DEJAVU_DIR)]
+    fonts: PathBuf,
+}
+
+/// What happened to one book.
+enum Outcome {
+    /// Truth records, and the self-check failures of earlier attempts.
+    Written(Vec<serde_json::Value>, Vec<String>),
+    Dropped(String),
+}
+
+fn book_id(seed: u64, i: usize) -> String {
+    format!("gen-{seed}-{i:05}")
+}
+
+fn one(args: &Args, fonts: &Fonts, check: bool, i: usize) -> Result<Outcome> {
+    let id = book_id(args.seed, i);
+    let pdfs = args.out.join("pdfs");
+    let features = Features {
+        picture_covers: true,
+    };
+    let mut failures = Vec::new();
+    // A book whose self-check fails is made again from the next stream,
+    // up to three times, then dropped.
+    for attempt in 0..3u64 {
+        let mut rng = Rng::derive(args.seed, (i as u64) << 2 | attempt);
+        let g = book::generate(&mut rng, &id, fonts, features);
+        let name = format!("{id}-born.pdf");
+        let path = pdfs.join(&name);
+        std::fs::write(&path, &g.pdf).with_context(|| format!("writing {}", path.display()))?;
+        if check {
+            let bad = check::missing(&path, &g.composed.printed).map_err(anyhow::Error::msg)?;
+            if !bad.is_empty() {
+                failures.push(bad.join("; "));
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+        }
+        let source = format!(
+            "generated: gen_books seed {} book {i}, {}",
+            args.seed, g.producer
+        );
+        let records = vec![book::truth(&g, &format!("pdfs/{name}"), "asis", &source)];
+        return Ok(Outcome::Written(records, failures));
+    }
+    Ok(Outcome::Dropped(format!("{id}: {}", failures.join(" | "))))
+}
+
+fn write_truth(out: &Path, records: &[serde_json::Value]) -> Result<()> {
+    let path = out.join("truth.json");
+    let text = serde_json::to_string_pretty(records)?;
+    std::fs::write(&path, text + "\n").with_context(|| format!("writing {}", path.display()))
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    std::fs::create_dir_all(args.out.join("pdfs"))
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let fonts = Fonts::load(&args.fonts);
+    if !fonts.has_unicode() {
+        eprintln!(
+            "note: DejaVu faces not found in {}: no Cyrillic books and no picture covers",
+            args.fonts.display()
+        );
+    }
+    let check = !args.no_check && check::pdftotext_available();
+    if !args.no_check && !check {
+        eprintln!("note: pdftotext not found: the self-check is skipped");
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.max(1))
+        .build()?;
+    let retried = AtomicUsize::new(0);
+    let results: Vec<Result<Outcome>> = pool.install(|| {
+        (args.start..args.start + args.count)
+            .into_par_iter()
+            .map(|i| one(&args, &fonts, check, i))
+            .collect()
+    });
+    let mut records = Vec::new();
+    let mut dropped = Vec::new();
+    for r in results {
+        match r? {
+            Outcome::Written(recs, failures) => {
+                if !failures.is_empty() {
+                    retried.fetch_add(1, Ordering::Relaxed);
+                    if args.verbose {
+                        eprintln!("regenerated {}: {}", recs[0]["doc"], failures.join(" | "));
+                    }
+                }
+                records.extend(recs);
+            }
+            Outcome::Dropped(why) => dropped.push(why),
+        }
+    }
+    write_truth(&args.out, &records)?;
+    for d in &dropped {
+        eprintln!("dropped {d}");
+    }
+    eprintln!(
+        "{} records written to {}, {} books regenerated after a failed self-check, {} dropped",
+        records.len(),
+        args.out.join("truth.json").display(),
+        retried.load(Ordering::Relaxed),
+        dropped.len()
+    );
+    Ok(())
+}
