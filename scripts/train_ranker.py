@@ -99,8 +99,10 @@ def known(doc, field):
     return tv not in (None, [], "")
 
 
-def label(score, doc, field, value):
+def label(score, doc, field, value, subtitle=None):
     tool = {field: value}
+    if subtitle:
+        tool["subtitle"] = subtitle
     j = score.judge(field, tool, doc["truth"], doc["alt"])
     return 1 if j == "correct" else 0
 
@@ -151,7 +153,7 @@ def examples(docs, field, score):
             if c["field"] != field:
                 continue
             rows.append([c["features"][n] for n in NAMES])
-            ys.append(label(score, doc, field, value_of(c["value"])))
+            ys.append(label(score, doc, field, value_of(c["value"]), c.get("subtitle")))
             owners.append(di)
     return np.array(rows, dtype=float).reshape(-1, len(NAMES)), np.array(ys, dtype=float), owners
 
@@ -177,7 +179,7 @@ def held_out(docs, field, score):
         probs[test] = predict(w, X[test])
     for i, o in enumerate(owners):
         if o not in out or probs[i] > out[o][0]:
-            out[o] = (probs[i], y[i])
+            out[o] = (probs[i], y[i], i)
     return out
 
 
@@ -193,7 +195,7 @@ def rule_choice(doc, field, score):
             best = c
     if best is None or best["score"] < RULE_MIN_SCORE:
         return None
-    return label(score, doc, field, value_of(best["value"]))
+    return label(score, doc, field, value_of(best["value"]), best.get("subtitle"))
 
 
 def table(docs, preds, threshold, select, score):

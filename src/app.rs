@@ -37,6 +37,10 @@ pub enum ExitStatus {
     SomeFailed,
     /// Bad usage or settings; nothing processed (2).
     BadUsage,
+    /// A part of the installation is missing or broken (pdfium, Tesseract,
+    /// the worker executable): every document would fail the same way, so
+    /// the run stopped (2, as documented for errors that are not a PDF's).
+    Installation,
     /// Ctrl-C (130).
     Interrupted,
 }
@@ -46,7 +50,7 @@ impl ExitStatus {
         match self {
             ExitStatus::Success => 0,
             ExitStatus::SomeFailed => 1,
-            ExitStatus::BadUsage => 2,
+            ExitStatus::BadUsage | ExitStatus::Installation => 2,
             ExitStatus::Interrupted => 130,
         }
     }
@@ -56,14 +60,34 @@ impl ExitStatus {
 /// the cache is flushed.
 pub static QUIT: AtomicBool = AtomicBool::new(false);
 
-/// An error of the installation rather than of one PDF (pdfium missing, a
-/// worker that cannot start): every document would fail the same way, so
-/// the run stops with exit code 2 and this message.
+/// An error of the installation rather than of one PDF (pdfium or
+/// Tesseract missing, a worker that cannot start): every document would
+/// fail the same way, so the run stops with [`ExitStatus::Installation`]
+/// and this message, once.
 fn installation_error(e: &anyhow::Error) -> bool {
-    matches!(
-        e.downcast_ref::<crate::inspect::PdfError>(),
-        Some(crate::inspect::PdfError::PdfiumMissing(_) | crate::inspect::PdfError::WorkerStart(_))
-    )
+    use crate::inspect::PdfError;
+    e.chain().any(|cause| {
+        cause.is::<crate::ocr::TesseractMissing>()
+            || matches!(
+                cause.downcast_ref::<PdfError>(),
+                Some(PdfError::PdfiumMissing(_) | PdfError::WorkerStart(_))
+            )
+    })
+}
+
+/// A failure that reading the same bytes again would repeat (a broken or
+/// encrypted PDF): cached by content, so a warm rerun reports it without
+/// reading the file. Never a transient failure: a timeout, a killed or
+/// crashed worker, an I/O error, a file that changed while it was read, an
+/// installation error, a panic; those are tried again on the next run.
+fn content_failure(e: &anyhow::Error) -> bool {
+    use crate::inspect::PdfError;
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<PdfError>(),
+            Some(PdfError::Encrypted | PdfError::Malformed(_))
+        )
+    })
 }
 
 /// Where a run reads and writes.
@@ -189,6 +213,9 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
                 &settings, opts.jobs,
             ));
             let reporter = crate::progress::reporter(opts.quiet);
+            if let (_, Some(notice)) = crate::cli::jobs(cli.flags.jobs, crate::cli::cpus()) {
+                reporter.message(&notice);
+            }
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             let env = Env {
@@ -376,7 +403,13 @@ pub fn run(
                     .par_iter()
                     .enumerate()
                     .try_for_each_with(hash_tx, |tx, (i, f)| {
-                        tx.send((i, fingerprint::fingerprint_one(&f.path, cache, rehash)))
+                        // A FIFO or a device is never opened (it may block
+                        // or never end): its record says what it is.
+                        let hash = match discover::not_a_regular_file(&f.path) {
+                            Some(why) => Err(anyhow::anyhow!(why)),
+                            None => fingerprint::fingerprint_one(&f.path, cache, rehash),
+                        };
+                        tx.send((i, hash))
                     });
             });
         }
@@ -390,7 +423,7 @@ pub fn run(
         // Feeder: cached records go straight to the reporter; the rest are queued.
         {
             let done_tx = done_tx.clone();
-            let (files, ctx) = (&files, &ctx);
+            let (files, ctx, retry_errors) = (&files, &ctx, cfg.retry_errors);
             scope.spawn(move || {
                 for (index, hash) in hash_rx {
                     let file = &files[index];
@@ -400,23 +433,29 @@ pub fn run(
                         Ok((_, fingerprint::HashOutcome::Hashed)) => counted.hash_computed += 1,
                         Err(_) => {}
                     }
+                    // (outcome, from the cache)
                     let early = match &hash {
-                        Err(e) => Some(Err(format!("{e:#}"))),
-                        Ok(_) if !file.has_pdf_header => Some(Err(
-                            "not a PDF: no %PDF- header in the first 1024 bytes".to_string(),
+                        Err(e) => Some((Err(format!("{e:#}")), false)),
+                        Ok(_) if !file.has_pdf_header => Some((
+                            Err("not a PDF: no %PDF- header in the first 1024 bytes".to_string()),
+                            false,
                         )),
-                        Ok((h, _)) => ctx
-                            .cache
-                            .get::<DocResult>(
-                                Tree::Record,
-                                &keys::record_key(h, ctx.settings, &ctx.versions),
-                            )
-                            .map(Ok),
+                        Ok((h, _)) => {
+                            let key = keys::record_key(h, ctx.settings, &ctx.versions);
+                            let failed = || {
+                                let key = keys::failure_key(&key, env!("CARGO_PKG_VERSION"));
+                                ctx.cache.get::<String>(Tree::Record, &key).map(Err)
+                            };
+                            ctx.cache
+                                .get::<DocResult>(Tree::Record, &key)
+                                .map(Ok)
+                                .or_else(|| if retry_errors { None } else { failed() })
+                                .map(|outcome| (outcome, true))
+                        }
                     };
                     let doc_hash = hash.as_ref().ok().map(|(h, _)| *h);
                     let sent = match early {
-                        Some(outcome) => {
-                            let cached = outcome.is_ok();
+                        Some((outcome, cached)) => {
                             done_tx
                                 .send(Done {
                                     index,
@@ -469,6 +508,11 @@ pub fn run(
                             Ok(result)
                         }
                         Ok(Err(e)) => {
+                            if content_failure(&e) {
+                                let key = keys::record_key(&hash, ctx.settings, &ctx.versions);
+                                let key = keys::failure_key(&key, env!("CARGO_PKG_VERSION"));
+                                ctx.cache.put(Tree::Record, &key, &format!("{e:#}"));
+                            }
                             if installation_error(&e) && !fatal.swap(true, Ordering::SeqCst) {
                                 *fatal_msg.lock().unwrap_or_else(|p| p.into_inner()) =
                                     format!("{e:#}");
@@ -565,7 +609,19 @@ pub fn run(
                     }
                     report::record(file, hash_hex.unwrap_or_default(), result, settings)
                 }
-                Err(e) => Record::error(report::rel_string(&file.rel), hash_hex, e.clone()),
+                Err(e) => {
+                    if done.cached {
+                        // A broken PDF's failure, from the cache: not read again.
+                        summary.record_cached += 1;
+                        if cfg.verbose > 0 {
+                            reporter.message(&format!(
+                                "{}: failure from the cache (--retry-errors reads it again)",
+                                report::rel_string(&file.rel)
+                            ));
+                        }
+                    }
+                    Record::error(report::rel_string(&file.rel), hash_hex, e.clone())
+                }
             };
             if let (true, Ok(result), Some(hash)) =
                 (settings.write_pdf_changes, &done.outcome, done.hash)
@@ -635,11 +691,11 @@ pub fn run(
     }
     reporter.message(&summary.line(seconds));
     if fatal.load(Ordering::Relaxed) {
-        reporter.message(&format!(
+        reporter.error(&format!(
             "colophon: stopped: {}",
             fatal_msg.lock().unwrap_or_else(|p| p.into_inner())
         ));
-        return Ok((summary, ExitStatus::BadUsage));
+        return Ok((summary, ExitStatus::Installation));
     }
     let status = if QUIT.load(Ordering::Relaxed) {
         ExitStatus::Interrupted

@@ -308,6 +308,8 @@ pub struct Ranked {
     pub field: Field,
     /// The leader's value (the value reported if this cluster wins).
     pub value: Value,
+    /// For a title: the subtitle that would be reported with it.
+    pub subtitle: Option<String>,
     pub page: Option<u32>,
     pub via: Via,
     pub why: String,

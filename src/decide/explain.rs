@@ -12,6 +12,8 @@ use std::path::Path;
 struct Entry<'a> {
     field: &'static str,
     value: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subtitle: Option<&'a str>,
     /// 1-based with `PAGE_NUM_OFFSET`, like the record's `sources`.
     page: Option<u32>,
     via: &'static str,
@@ -33,6 +35,7 @@ fn entries(d: &Decision, offset: u32) -> Vec<Entry<'_>> {
             Entry {
                 field: r.field.as_str(),
                 value: &r.value,
+                subtitle: r.subtitle.as_deref(),
                 page: r.page.map(|p| p + offset),
                 via: r.via.as_str(),
                 why: &r.why,

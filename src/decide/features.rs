@@ -12,7 +12,7 @@ use crate::model::{Candidate, PageText, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
-pub const NAMES: [&str; 25] = [
+pub const NAMES: [&str; 27] = [
     "rule_score",
     "agree_sources",
     "info_agrees",
@@ -38,6 +38,8 @@ pub const NAMES: [&str; 25] = [
     "year_age",
     "clusters",
     "subtitle_paired",
+    "size_rank",
+    "doc_size_frac",
 ];
 
 pub const COUNT: usize = NAMES.len();
@@ -52,6 +54,8 @@ pub struct PageContext<'a> {
     pub pages: &'a [PageText],
     pub page_count: u32,
     body_size: f32,
+    /// The largest line size on the pages read.
+    max_size: f32,
 }
 
 impl<'a> PageContext<'a> {
@@ -60,6 +64,11 @@ impl<'a> PageContext<'a> {
             pages,
             page_count,
             body_size: body_size(pages),
+            max_size: pages
+                .iter()
+                .flat_map(|p| &p.lines)
+                .map(|l| l.size)
+                .fold(1.0, f32::max),
         }
     }
 
@@ -126,16 +135,27 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         Value::Number(n) => n.to_string(),
     };
     let located = lead.page.and_then(|p| ctx.locate(p, &text));
-    let (size_ratio, top_frac, bold) = match located {
+    let (size_ratio, top_frac, bold, size_rank, doc_size_frac) = match located {
         Some((p, i)) => {
             let l = &p.lines[i];
+            // How many distinct larger sizes the page has (0: the largest).
+            let mut larger: Vec<i32> = p
+                .lines
+                .iter()
+                .filter(|o| o.size > l.size * 1.05)
+                .map(|o| (o.size * 2.0).round() as i32)
+                .collect();
+            larger.sort_unstable();
+            larger.dedup();
             (
                 (l.size / ctx.body_size).clamp(0.0, 4.0) / 4.0,
                 (l.bbox.top / p.height.max(1.0)).clamp(0.0, 1.0),
                 f32::from(u8::from(l.bold)),
+                (larger.len() as f32 / 3.0).min(1.0),
+                (l.size / ctx.max_size).clamp(0.0, 1.0),
             )
         }
-        None => (0.0, 0.5, 0.0),
+        None => (0.0, 0.5, 0.0, 1.0, 0.0),
     };
     let letters = text.chars().filter(|c| c.is_alphabetic()).count().max(1) as f32;
     let chars = text.chars().filter(|c| !c.is_whitespace()).count().max(1) as f32;
@@ -185,6 +205,8 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         year_age,
         ((1.0 + standing.clusters as f32).ln() / 3.0).min(1.0),
         b(standing.paired_subtitle),
+        size_rank,
+        doc_size_frac,
     ])
 }
 

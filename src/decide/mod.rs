@@ -25,7 +25,7 @@ use crate::model::{Candidate, Decision, Field, Metadata, PageText, Ranked, Value
 use features::{PageContext, Standing};
 
 /// Bump when the merge rules, the features or the weights change.
-pub const DECIDE_VERSION: u32 = 2;
+pub const DECIDE_VERSION: u32 = 3;
 
 /// Below this cluster score a field without trained weights is left empty.
 pub const MIN_SCORE: f32 = 0.3;
@@ -91,6 +91,9 @@ fn decide_in(candidates: &[Candidate], ctx: &PageContext) -> Decision {
         d.ranked.extend(ranked.iter().map(|(m, score, p, f)| Ranked {
             field,
             value: cands[m[0]].value.clone(),
+            subtitle: (field == Field::Title)
+                .then(|| cluster_subtitle(m, &cands, candidates))
+                .flatten(),
             page: cands[m[0]].page,
             via: cands[m[0]].via,
             why: cands[m[0]].why.clone(),
@@ -111,12 +114,7 @@ fn decide_in(candidates: &[Candidate], ctx: &PageContext) -> Decision {
         set(&mut d.metadata, field, &value);
         d.sources.insert(field, (top.page, top.via));
         if field == Field::Title {
-            let title = text_of(&top.value);
-            if let Some(sub) = members
-                .iter()
-                .filter_map(|&i| paired_subtitle(cands[i], candidates))
-                .find(|s| !subsumed(s, title))
-            {
+            if let Some(sub) = cluster_subtitle_candidate(&members, &cands, candidates) {
                 d.metadata.subtitle = Some(text_of(&sub.value).to_string());
                 d.sources.insert(Field::Subtitle, (sub.page, sub.via));
                 if let Some(p) = probability {
@@ -171,6 +169,24 @@ fn rank(
         key(b).total_cmp(&key(a)).then(b.1.total_cmp(&a.1))
     });
     out
+}
+
+/// The subtitle reported with a title cluster: the first member's paired
+/// subtitle that the title does not already contain.
+fn cluster_subtitle_candidate<'a>(
+    members: &[usize],
+    cands: &[&Candidate],
+    all: &'a [Candidate],
+) -> Option<&'a Candidate> {
+    let title = text_of(&cands[members[0]].value);
+    members
+        .iter()
+        .filter_map(|&i| paired_subtitle(cands[i], all))
+        .find(|s| !subsumed(s, title))
+}
+
+fn cluster_subtitle(members: &[usize], cands: &[&Candidate], all: &[Candidate]) -> Option<String> {
+    cluster_subtitle_candidate(members, cands, all).map(|s| text_of(&s.value).to_string())
 }
 
 /// The leader's value, except that a title set in capitals is reported in

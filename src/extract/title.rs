@@ -206,6 +206,22 @@ fn clean_subtitle(text: &str) -> Option<String> {
     (letters >= 2 && letters > digits).then(|| t.to_string())
 }
 
+/// A title without a trailing edition or version statement ("tex-locale
+/// v1.0", "Support for Lato Version 3.3"): those are other fields, not the
+/// title. Kept whole when nothing else would be left.
+fn without_edition_tail(title: &str) -> String {
+    let t = EDITION_TAIL.replace(title, "");
+    let t = t
+        .trim()
+        .trim_end_matches([',', ';', ':', '—', '–', '-', '(', '（', ' '])
+        .trim();
+    if t.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+        t.to_string()
+    } else {
+        title.trim().to_string()
+    }
+}
+
 /// Splits "Title: Subtitle" (also " : " and the full-width colon).
 fn split_colon(title: &str) -> (String, Option<String>) {
     for sep in [": ", " : ", "：", " — "] {
@@ -254,6 +270,7 @@ fn push_pair(
         Some(s) => (title.trim().to_string(), Some(s)),
         None => split_colon(title),
     };
+    let title = without_edition_tail(&title);
     push(out, pl, Field::Title, title, score, why.to_string());
     if let Some(s) = sub {
         push(
@@ -729,6 +746,21 @@ mod tests {
         let (t, s, _) = best(&pages, 196);
         assert_eq!(t, "Lattice");
         assert_eq!(s.as_deref(), Some("the Plot Description Language"));
+    }
+
+    #[test]
+    fn version_and_edition_tails_are_not_part_of_the_title() {
+        assert_eq!(without_edition_tail("tex-locale v1.0"), "tex-locale");
+        assert_eq!(
+            without_edition_tail("Support for Lato Version 3.3"),
+            "Support for Lato"
+        );
+        assert_eq!(
+            without_edition_tail("The Harbour Ledger, Second Edition"),
+            "The Harbour Ledger"
+        );
+        assert_eq!(without_edition_tail("Version 2.1"), "Version 2.1");
+        assert_eq!(without_edition_tail("Python 3 Patterns"), "Python 3 Patterns");
     }
 
     #[test]

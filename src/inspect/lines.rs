@@ -248,6 +248,12 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
         if joins {
             let r = rows.last_mut().unwrap();
             r.members.push(i);
+            if g.size > r.size {
+                // The row's baseline is its largest glyphs': a raised small
+                // letter that opened the row (the "A" of a LaTeX logo) must
+                // not hold it, or the logo's lowered "E" falls out of it.
+                r.v = f.v;
+            }
             r.size = r.size.max(g.size);
             r.umin = r.umin.min(f.u0);
             r.umax = r.umax.max(f.u1);
@@ -551,6 +557,21 @@ mod tests {
             texts(&lines),
             vec!["left 0", "right 0", "left 1", "right 1"]
         );
+    }
+
+    #[test]
+    fn tex_logo_with_raised_a_and_lowered_e_stays_one_word() {
+        // "LaTeX" as TeX sets it at 20 pt: a small "A" raised 0.2 em, the
+        // "E" lowered 0.5 ex (about 0.22 em), the rest on the baseline.
+        let size = 20.0;
+        let mut g = word_glyphs("L", 100.0, 200.0, size, false);
+        g.extend(word_glyphs("A", 110.0, 200.0 - 0.2 * size, 0.75 * size, false));
+        g.extend(word_glyphs("T", 118.0, 200.0, size, false));
+        g.extend(word_glyphs("E", 128.0, 200.0 + 0.22 * size, size, false));
+        g.extend(word_glyphs("X", 138.0, 200.0, size, false));
+        g.extend(word_glyphs("support", 160.0, 200.0, size, false));
+        let lines = build_lines(&g);
+        assert_eq!(texts(&lines), vec!["LATEX support"]);
     }
 
     #[test]
