@@ -180,7 +180,13 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Undo { run_id } => {
+            let Some(_lock) = lock_project(&project) else {
+                return Ok(ExitStatus::BadUsage);
+            };
             let report = crate::write::undo(&paths.cache_dir, run_id.as_deref())?;
+            for w in &report.warnings {
+                eprintln!("colophon: warning: {w}");
+            }
             match &report.run_id {
                 None => println!("nothing to undo"),
                 Some(id) => {
@@ -190,7 +196,19 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
                     println!("undid {} writes of run {id}", report.restored.len());
                 }
             }
-            Ok(ExitStatus::Success)
+            // Whatever stays in effect is named, and the undo is not a success.
+            for p in &report.problems {
+                eprintln!("colophon: not undone: {p}");
+            }
+            if report.problems.is_empty() {
+                Ok(ExitStatus::Success)
+            } else {
+                eprintln!(
+                    "colophon: {} write(s) could not be undone (listed above); the rest were",
+                    report.problems.len()
+                );
+                Ok(ExitStatus::SomeFailed)
+            }
         }
         Command::VlmCheck => vlm_check(&settings),
         Command::Run | Command::Show { .. } => {
@@ -201,6 +219,11 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
                 );
                 return Ok(ExitStatus::BadUsage);
             }
+            // Held for the whole run: the cleanup below may then delete
+            // every leftover it finds.
+            let Some(_lock) = lock_project(&project) else {
+                return Ok(ExitStatus::BadUsage);
+            };
             let Some(cache) = open_cache(&paths.cache_dir) else {
                 return Ok(ExitStatus::BadUsage);
             };
@@ -242,6 +265,17 @@ fn vlm_check(settings: &Settings) -> Result<ExitStatus> {
     } else {
         ExitStatus::SomeFailed
     })
+}
+
+/// Takes the project lock, or says why not (exit 2: nothing was processed).
+fn lock_project(project: &crate::project::Project) -> Option<crate::project::ProjectLock> {
+    match project.lock() {
+        Ok(l) => Some(l),
+        Err(e) => {
+            eprintln!("colophon: {e}");
+            None
+        }
+    }
 }
 
 /// Opens the cache, or says why not (exit 2: nothing was processed).
@@ -307,13 +341,20 @@ pub fn run(
         reporter,
     } = *env;
     let started = Instant::now();
-    if settings.write_pdf_changes {
-        // Settle writes a kill interrupted, before discover sees their
-        // temporary files. Never in a dry run: it changes nothing then.
-        let report = crate::write::cleanup_leftovers(&paths.data_dir, &paths.cache_dir, settings)?;
-        for p in report.completed.iter().chain(&report.abandoned) {
-            reporter.message(&format!("settled an interrupted write of {}", p.display()));
-        }
+    // Before discover sees them: in write mode, settle writes a kill
+    // interrupted; in any run, delete colophon's own stale temporary files
+    // (the caller holds the project lock, so none belongs to a live
+    // process). A dry run settles nothing: that would change the library.
+    let cleanup = if settings.write_pdf_changes {
+        crate::write::cleanup_leftovers(&paths.data_dir, &paths.cache_dir, settings)?
+    } else {
+        crate::write::remove_stale_temps(&paths.data_dir, settings)
+    };
+    for p in cleanup.completed.iter().chain(&cleanup.abandoned) {
+        reporter.message(&format!("settled an interrupted write of {}", p.display()));
+    }
+    for w in cleanup.warnings.iter().chain(&cleanup.problems) {
+        reporter.message(&format!("colophon: warning: {w}"));
     }
     let files = match selection {
         Selection::DataFolder => {
@@ -699,7 +740,7 @@ pub fn run(
     }
     let status = if QUIT.load(Ordering::Relaxed) {
         ExitStatus::Interrupted
-    } else if summary.errors > 0 {
+    } else if summary.errors > 0 || summary.write_failed > 0 {
         ExitStatus::SomeFailed
     } else {
         ExitStatus::Success
@@ -771,7 +812,14 @@ fn write_one(
                 record.warnings.push(format!("not written: {reason}"));
             }
         }
-        Err(e) => record.warnings.push(format!("not written: {e:#}")),
+        Err(e) => {
+            // Never silent: the row's status, the summary and the exit
+            // status read this warning.
+            let msg = format!("{}{e:#}", crate::write::WRITE_FAILED);
+            env.reporter
+                .message(&format!("colophon: {}: {msg}", file.path.display()));
+            record.warnings.push(msg);
+        }
     }
 }
 

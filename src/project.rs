@@ -2,8 +2,12 @@
 //! the current one upwards, holding `colophon.toml` (else the current
 //! directory); `data/` and `cache/` sit under it at fixed places. Also the
 //! one-call entry point [`load`] that the binary uses to get the project and
-//! its effective settings before any work starts.
+//! its effective settings before any work starts, and the project lock
+//! ([`Project::lock`]) that keeps two colophon processes from changing one
+//! library at once.
 
+use std::fs::{self, File};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::cli::Cli;
@@ -41,6 +45,86 @@ impl Project {
     pub fn config_path(&self) -> PathBuf {
         self.root.join(CONFIG_FILE)
     }
+
+    /// `<root>/cache/lock`: the file [`Project::lock`] locks.
+    pub fn lock_path(&self) -> PathBuf {
+        self.cache_dir.join(LOCK_FILE)
+    }
+
+    /// Takes the project lock, or says that another colophon process holds
+    /// it. Every command that changes files under `data/` or reads the
+    /// write journal (`run`, `show`, `undo`) holds it for its whole length,
+    /// so that what one of them finds unfinished (a journal entry, a
+    /// `.colophon-tmp-*` file) is a leftover of a process that is gone,
+    /// never the work of one still running.
+    ///
+    /// The lock is `flock(LOCK_EX | LOCK_NB)` on `cache/lock` (created if
+    /// missing; it holds the owner's process id, for the message only).
+    /// The kernel releases it when the process ends, however it ends, so a
+    /// kill never leaves a stale lock; file descriptors are opened
+    /// close-on-exec, so worker processes do not inherit it.
+    pub fn lock(&self) -> Result<ProjectLock, LockError> {
+        let path = self.lock_path();
+        let io_err = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(&self.cache_dir).map_err(io_err)?;
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err)?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on a descriptor this function owns.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc != 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                    let holder = fs::read_to_string(&path)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok());
+                    return Err(LockError::Busy { path, holder });
+                }
+                return Err(io_err(e));
+            }
+        }
+        // Only the holder writes its id; a reader may see it half-written,
+        // which only spoils the message.
+        let _ = file.set_len(0);
+        let _ = write!(file, "{}", std::process::id());
+        Ok(ProjectLock { _file: file })
+    }
+}
+
+/// Name of the lock file in the cache folder.
+pub const LOCK_FILE: &str = "lock";
+
+/// The project lock, held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct ProjectLock {
+    _file: File,
+}
+
+/// Why [`Project::lock`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "the project is in use by another colophon process{}; wait for it to finish (lock file {})",
+        holder.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        path.display()
+    )]
+    Busy { path: PathBuf, holder: Option<u32> },
+    #[error("cannot take the project lock {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// The nearest of `start` and its ancestors that holds a `colophon.toml`
@@ -119,6 +203,26 @@ mod tests {
         assert_eq!(project.data_dir, tmp.path().join("data"));
         assert_eq!(project.cache_dir, tmp.path().join("cache"));
         assert_eq!(project.config_path(), tmp.path().join(CONFIG_FILE));
+    }
+
+    #[test]
+    fn a_second_lock_is_refused_until_the_first_is_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = Project::at(tmp.path());
+        let first = project.lock().unwrap();
+        // flock belongs to the open file, so a second open in the same
+        // process conflicts like another process would.
+        match project.lock() {
+            Err(LockError::Busy { path, holder }) => {
+                assert_eq!(path, project.lock_path());
+                assert_eq!(holder, Some(std::process::id()));
+            }
+            other => panic!("expected Busy, got {other:?}"),
+        }
+        let msg = project.lock().unwrap_err().to_string();
+        assert!(msg.contains("in use by another colophon process"), "{msg}");
+        drop(first);
+        project.lock().unwrap();
     }
 
     #[test]

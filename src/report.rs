@@ -227,10 +227,15 @@ pub fn rel_string(rel: &Path) -> String {
 
 /// One row of the stdout table: current name → proposed name, main fields, status.
 pub fn table_row(r: &Record) -> String {
-    let status = match r.status {
-        Status::Complete => "complete",
-        Status::Incomplete => "incomplete",
-        Status::Error => "error",
+    let failed_write = r
+        .warnings
+        .iter()
+        .find_map(|w| crate::write::write_failure(w));
+    let status = match (r.status, failed_write) {
+        (_, Some(_)) => "write failed",
+        (Status::Complete, None) => "complete",
+        (Status::Incomplete, None) => "incomplete",
+        (Status::Error, None) => "error",
     };
     let proposed = r.proposed_filename.as_deref().unwrap_or("-");
     let m = &r.metadata;
@@ -252,6 +257,9 @@ pub fn table_row(r: &Record) -> String {
     }
     if let Some(e) = &r.error {
         fields.push(format!("error: {e}"));
+    }
+    if let Some(why) = failed_write {
+        fields.push(format!("write failed: {why}"));
     }
     format!(
         "{}  →  {}  [{}]  {}",
@@ -307,6 +315,9 @@ pub struct Summary {
     pub incomplete: u64,
     pub errors: u64,
     pub written: u64,
+    /// Writes that failed (an I/O error, a copy that failed its check):
+    /// the run's exit status is then 1.
+    pub write_failed: u64,
     /// fingerprint: hashes taken from the stat memo / computed.
     pub hash_memo: u64,
     pub hash_computed: u64,
@@ -333,6 +344,7 @@ impl AddAssign for Summary {
         self.incomplete += o.incomplete;
         self.errors += o.errors;
         self.written += o.written;
+        self.write_failed += o.write_failed;
         self.hash_memo += o.hash_memo;
         self.hash_computed += o.hash_computed;
         self.record_cached += o.record_cached;
@@ -359,6 +371,12 @@ impl Summary {
         }
         if r.written {
             self.written += 1;
+        }
+        if r.warnings
+            .iter()
+            .any(|w| crate::write::write_failure(w).is_some())
+        {
+            self.write_failed += 1;
         }
     }
 
@@ -411,13 +429,14 @@ impl Summary {
         )
     }
 
-    fn rows(&self) -> [(&'static str, u64); 17] {
+    fn rows(&self) -> [(&'static str, u64); 18] {
         [
             ("files", self.files),
             ("complete", self.complete),
             ("incomplete", self.incomplete),
             ("errors", self.errors),
             ("written", self.written),
+            ("write failures", self.write_failed),
             ("hashes from the stat memo", self.hash_memo),
             ("hashes computed", self.hash_computed),
             ("records from the cache", self.record_cached),
@@ -435,8 +454,12 @@ impl Summary {
 
     /// One line for stderr at the end of a run.
     pub fn line(&self, seconds: f64) -> String {
+        let failed = match self.write_failed {
+            0 => String::new(),
+            n => format!(", {n} writes FAILED (see the table)"),
+        };
         format!(
-            "{} files: {} complete, {} incomplete, {} errors; {} computed, {} from cache; {} pages read, {} OCRed, {} vision requests ({} failed) in {seconds:.2} s",
+            "{} files: {} complete, {} incomplete, {} errors{failed}; {} computed, {} from cache; {} pages read, {} OCRed, {} vision requests ({} failed) in {seconds:.2} s",
             self.files,
             self.complete,
             self.incomplete,

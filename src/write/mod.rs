@@ -29,23 +29,27 @@
 //!
 //! How the application uses it:
 //!
-//! 1. At the start of every run, dry or not, before `discover` (which
-//!    would otherwise see temporary files with a `%PDF-` header):
-//!    [`cleanup_leftovers`]`(data_dir, cache_dir, settings)`.
+//! 1. At the start of every run, before `discover` (which would otherwise
+//!    see temporary files with a `%PDF-` header), holding the project
+//!    lock: in write mode [`cleanup_leftovers`]`(data_dir, cache_dir,
+//!    settings)`, in a dry run [`remove_stale_temps`]`(data_dir, settings)`
+//!    (it settles nothing, it only deletes colophon's own temporary files).
 //! 2. Per PDF with a record, in write mode: [`apply`]`(&WriteJob { .. })`.
 //!    It does all the policy checks itself, so it can be called for every
 //!    record; [`WriteOutcome::Skipped`] carries the reason for the record's
 //!    warnings, [`Written::new_path`] / [`Written::new_hash`] the file's new
-//!    identity. Calls may run in parallel.
+//!    identity. Calls may run in parallel. An `Err` is a failed write: put
+//!    it in the record's warnings behind [`WRITE_FAILED`].
 //! 3. For every run's exports under `cache/runs/<run-id>/ann/`:
 //!    [`write_annotations`]`(dir, stem, &record)` (apply writes the ones
 //!    beside the PDF itself).
 //! 4. `colophon undo [RUN-ID]`: [`undo`]`(cache_dir, run_id)`.
 //!
-//! The journal lives in [`journal_dir`]`(cache_dir)`; `cache clear` should
+//! The journal lives in [`journal_dir`]`(cache_dir)`, with paths relative
+//! to the project root (the cache folder's parent); `cache clear` should
 //! keep it, or undo loses what it needs. Only one colophon process may
 //! write a library at a time (the cleanup deletes temporary files it
-//! finds).
+//! finds): the project lock ([`crate::project::Project::lock`]) sees to it.
 
 mod annotations;
 mod fsutil;
@@ -58,7 +62,7 @@ pub use annotations::{annotation_paths, render_json, render_markdown, write_anno
 pub use fsutil::{TEMP_PREFIX, is_temp_file, write_or_link};
 pub use journal::journal_dir;
 pub use pdf::Refusal;
-pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, undo};
+pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, remove_stale_temps, undo};
 
 use crate::model::{DocHash, PdfFile, Record, Status};
 use crate::name;
@@ -71,6 +75,16 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+
+/// How a record's warning starts when [`apply`] failed (an I/O error, a
+/// written copy that failed its check): the run counts these as failed
+/// writes (exit status 1, the table's status, the summary).
+pub const WRITE_FAILED: &str = "write failed: ";
+
+/// The reason of a failed write, when `warning` reports one.
+pub fn write_failure(warning: &str) -> Option<&str> {
+    warning.strip_prefix(WRITE_FAILED)
+}
 
 /// Everything [`apply`] needs for one PDF.
 #[derive(Debug, Clone, Copy)]
@@ -138,6 +152,10 @@ pub enum SkipReason {
     Symlink,
     /// The path is not valid UTF-8 and cannot be journaled faithfully.
     NonUtf8Path,
+    /// The file lies outside the project root (a `show` of a file
+    /// elsewhere): the journal, which holds paths relative to the root,
+    /// could not undo it.
+    OutsideProject,
     /// Encrypted, signed, damaged or unparsable PDF.
     Refused(Refusal),
 }
@@ -158,6 +176,12 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::Symlink => write!(f, "symbolic link: not written"),
             SkipReason::NonUtf8Path => write!(f, "path is not valid UTF-8: not written"),
+            SkipReason::OutsideProject => {
+                write!(
+                    f,
+                    "outside the project folder: not written (undo could not reach it)"
+                )
+            }
             SkipReason::Refused(r) => write!(f, "{r}"),
         }
     }
@@ -196,6 +220,10 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     if path.to_str().is_none() {
         return Ok(WriteOutcome::Skipped(SkipReason::NonUtf8Path));
     }
+    let journal = Journal::for_run(job.cache_dir, job.run_id);
+    if journal.relative(path).is_none() {
+        return Ok(WriteOutcome::Skipped(SkipReason::OutsideProject));
+    }
     let dir = fsutil::parent_of(path);
 
     let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -210,7 +238,6 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
         Ok(u) => u,
         Err(refusal) => return Ok(WriteOutcome::Skipped(SkipReason::Refused(refusal))),
     };
-    let journal = Journal::for_run(job.cache_dir, job.run_id);
     let mut collision = 1;
     let mut target = free_name(&dir, path, meta, settings, &mut collision)?;
 

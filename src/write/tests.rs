@@ -106,6 +106,7 @@ fn record(file: &PdfFile, meta: Metadata) -> Record {
         status: Status::Complete,
         error: None,
         metadata: meta,
+        unsure: Metadata::default(),
         sources: BTreeMap::new(),
         pages_read: PagesRead::default(),
         vision: VisionPages::default(),

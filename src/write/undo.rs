@@ -30,6 +30,9 @@ pub struct CleanupReport {
     pub abandoned: Vec<PathBuf>,
     /// Situations that need a person (named, with what was found).
     pub problems: Vec<String>,
+    /// Things worth telling that needed no action (damaged journal lines
+    /// set aside).
+    pub warnings: Vec<String>,
 }
 
 /// What [`undo`] restored.
@@ -41,13 +44,17 @@ pub struct UndoReport {
     pub restored: Vec<(PathBuf, PathBuf)>,
     /// Annotation exports removed or put back.
     pub annotations: Vec<PathBuf>,
-    /// Entries that could not be undone, and why.
+    /// Entries that could not be undone, each naming its file and why.
+    /// Not empty means the undo is incomplete (exit status 1).
     pub problems: Vec<String>,
+    /// Damaged journal lines that were skipped (naming the journal).
+    pub warnings: Vec<String>,
 }
 
-/// Settles every unfinished journal entry, then deletes `.colophon-tmp-*`
-/// files under `data_dir` (not inside `RUNTIME_IGNORE_DIR_NAME` directories,
-/// where colophon never creates anything). Call it before `discover`.
+/// Settles every unfinished journal entry (setting damaged journal lines
+/// aside), then deletes `.colophon-tmp-*` files under `data_dir` (see
+/// [`remove_stale_temps`]). Call it before `discover`, in write mode, while
+/// holding the project lock ([`crate::project::Project::lock`]).
 pub fn cleanup_leftovers(
     data_dir: &Path,
     cache_dir: &Path,
@@ -55,25 +62,75 @@ pub fn cleanup_leftovers(
 ) -> Result<CleanupReport> {
     let mut report = CleanupReport::default();
     for j in journal::all_journals(cache_dir)? {
+        repair(&j, &mut report.warnings);
         settle(&j, &mut report)?;
     }
+    sweep(data_dir, settings, &mut report);
+    Ok(report)
+}
+
+/// Deletes the `.colophon-tmp-*` files a kill left under `data_dir` (not
+/// inside `RUNTIME_IGNORE_DIR_NAME` directories, where colophon never
+/// creates anything), and nothing else. Every run does this, dry runs
+/// too, so that no stale copy waits for the next write run.
+///
+/// Safe only while no other colophon process works on the project: the
+/// caller holds the project lock. A temporary file is never the only copy
+/// of anything: a write's original stays in place until the temporary
+/// file is renamed over it, and an undo's truncated copy is a prefix of
+/// the written file, which stays until the copy is in place. A folder
+/// that cannot be listed is a problem in the report, never an error.
+pub fn remove_stale_temps(data_dir: &Path, settings: &Settings) -> CleanupReport {
+    let mut report = CleanupReport::default();
+    sweep(data_dir, settings, &mut report);
+    report
+}
+
+fn sweep(data_dir: &Path, settings: &Settings, report: &mut CleanupReport) {
     let mut seen = HashSet::new();
     sweep_temps(
         data_dir,
         &settings.runtime_ignore_dir_name,
         &mut seen,
-        &mut report,
-    )?;
-    Ok(report)
+        report,
+    );
 }
 
-/// Resolves the pending and half-undone entries of one journal.
+/// Sets the damaged lines of `j` aside, with a warning naming it; a
+/// journal that cannot be rewritten is left as it is (its damaged lines
+/// are skipped on every read) with a warning saying so.
+fn repair(j: &Journal, warnings: &mut Vec<String>) {
+    match j.repair() {
+        Ok(None) => {}
+        Ok(Some(w)) => warnings.push(w),
+        Err(e) => warnings.push(format!(
+            "the write journal {} has damaged lines, skipped; setting them aside failed: {e}",
+            j.path().display()
+        )),
+    }
+}
+
+/// Resolves the pending and half-undone entries of one journal. Entries
+/// naming paths outside the project are never touched: an unfinished one
+/// is a problem.
 fn settle(j: &Journal, report: &mut CleanupReport) -> Result<()> {
-    for (e, state) in j.entries()? {
+    let contents = j
+        .read()
+        .with_context(|| format!("reading the write journal {}", j.path().display()))?;
+    for (e, state) in contents.entries {
         match state {
             State::Pending => settle_write(j, &e, report)?,
             State::Undoing => settle_undo(j, &e, report)?,
             State::Done | State::Abandoned | State::Undone => {}
+        }
+    }
+    for (e, state, why) in contents.refused {
+        if matches!(state, State::Pending | State::Undoing) {
+            report.problems.push(format!(
+                "{}: an interrupted write journaled in {} was left as it is: {why}",
+                e.new_path.display(),
+                j.path().display()
+            ));
         }
     }
     Ok(())
@@ -176,30 +233,45 @@ fn sweep_temps(
     ignore: &str,
     seen: &mut HashSet<(u64, u64)>,
     report: &mut CleanupReport,
-) -> Result<()> {
+) {
+    fn problem(report: &mut CleanupReport, what: &str, path: &Path, e: io::Error) {
+        report.problems.push(format!(
+            "{what} {} to remove stale temporary files: {e}",
+            path.display()
+        ))
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         // Directory symlinks are followed (the data folder may be one, and
         // so may subfolders); a loop is cut by remembering (dev, inode).
-        let m = fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
-        if !seen.insert((m.dev(), m.ino())) {
-            return Ok(());
+        match fs::metadata(dir) {
+            Ok(m) => {
+                if !seen.insert((m.dev(), m.ino())) {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+            Err(e) => return problem(report, "reading", dir, e),
         }
     }
     let rd = match fs::read_dir(dir) {
         Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", dir.display())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+        Err(e) => return problem(report, "listing", dir, e),
     };
+    let mut temps = Vec::new();
     for ent in rd {
-        let ent = ent?;
+        let ent = match ent {
+            Ok(ent) => ent,
+            Err(e) => return problem(report, "listing", dir, e),
+        };
         let path = ent.path();
-        let ft = ent.file_type()?;
+        let Ok(ft) = ent.file_type() else { continue };
         let is_dir = ft.is_dir() || (ft.is_symlink() && path.is_dir());
         if is_dir {
             if ent.file_name() != ignore {
-                sweep_temps(&path, ignore, seen, report)?;
+                sweep_temps(&path, ignore, seen, report);
             }
         } else if ft.is_file()
             && ent
@@ -207,17 +279,31 @@ fn sweep_temps(
                 .to_str()
                 .is_some_and(|n| n.starts_with(TEMP_PREFIX))
         {
-            fsutil::remove_if_exists(&path)?;
-            report.temp_files_removed.push(path);
+            temps.push(path);
         }
     }
-    Ok(())
+    for path in temps {
+        match fsutil::remove_if_exists(&path) {
+            Ok(_) => report.temp_files_removed.push(path),
+            Err(e) => report.problems.push(format!(
+                "{}: a stale temporary file could not be removed: {e}",
+                path.display()
+            )),
+        }
+    }
 }
 
 /// Reverses the writes of run `run_id`, or of the most recent run that has
-/// writes still in effect. Settles that run's interrupted entries first.
-/// Every restored file is checked against its original hash.
+/// writes still in effect. Sets damaged journal lines aside and settles
+/// that run's interrupted entries first. Every restored file is checked
+/// against its original hash. Nothing is skipped silently: every entry
+/// that stays in effect (a file edited or missing since, an old name taken
+/// again, a failed write, a path outside the project) is in
+/// [`UndoReport::problems`] with its file and reason. Call it while
+/// holding the project lock.
 pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
+    let live = |s: &State| matches!(s, State::Done | State::Pending | State::Undoing);
+    let mut warnings = Vec::new();
     let journal = match run_id {
         Some(id) => {
             let j = Journal::for_run(cache_dir, id);
@@ -227,22 +313,30 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
                     journal::journal_dir(cache_dir).display()
                 );
             }
+            repair(&j, &mut warnings);
             j
         }
         None => {
             let mut candidates = Vec::new();
             for j in journal::all_journals(cache_dir)? {
-                let live = j
-                    .entries()?
-                    .iter()
-                    .any(|(_, s)| matches!(s, State::Done | State::Pending | State::Undoing));
-                if live {
+                repair(&j, &mut warnings);
+                let c = j
+                    .read()
+                    .with_context(|| format!("reading the write journal {}", j.path().display()))?;
+                let any_live = c.entries.iter().any(|(_, s)| live(s))
+                    || c.refused.iter().any(|(_, s, _)| live(s));
+                if any_live {
                     candidates.push((j.started_ms(), j));
                 }
             }
             match candidates.into_iter().max_by_key(|(t, _)| *t) {
                 Some((_, j)) => j,
-                None => return Ok(UndoReport::default()),
+                None => {
+                    return Ok(UndoReport {
+                        warnings,
+                        ..UndoReport::default()
+                    });
+                }
             }
         }
     };
@@ -250,14 +344,19 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
     settle(&journal, &mut settle_report)?;
     let mut report = UndoReport {
         problems: settle_report.problems,
+        warnings,
         ..UndoReport::default()
     };
-    let entries = journal.entries()?;
-    report.run_id = entries
+    let contents = journal
+        .read()
+        .with_context(|| format!("reading the write journal {}", journal.path().display()))?;
+    report.run_id = contents
+        .entries
         .first()
         .map(|(e, _)| e.run_id.clone())
+        .or_else(|| contents.refused.first().map(|(e, _, _)| e.run_id.clone()))
         .or_else(|| run_id.map(str::to_string));
-    for (e, state) in entries.iter().rev() {
+    for (e, state) in contents.entries.iter().rev() {
         if *state != State::Done {
             continue;
         }
@@ -266,6 +365,14 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
             Err(err) => report
                 .problems
                 .push(format!("{}: {err:#}", e.new_path.display())),
+        }
+    }
+    for (e, state, why) in &contents.refused {
+        // Pending and undoing ones were reported by `settle`.
+        if *state == State::Done {
+            report
+                .problems
+                .push(format!("{}: not undone: {why}", e.new_path.display()));
         }
     }
     Ok(report)
