@@ -27,8 +27,11 @@ pub type VisionTag = (u32, Sender<(u32, VisionResult<()>)>);
 
 /// Reading a PDF: what the inspect stage offers to a document's flow.
 pub trait PdfSession {
-    /// Opens the document; page count and existing metadata.
-    fn open(&mut self, path: &Path) -> Result<DocInfo>;
+    /// Opens the document; page count and existing metadata. Fails with
+    /// [`PdfError::Changed`](crate::inspect::PdfError::Changed) unless the
+    /// bytes read have the content hash `hash`, so that nothing read from
+    /// another content is cached under it.
+    fn open(&mut self, path: &Path, hash: &DocHash) -> Result<DocInfo>;
     /// Text with positions and image ratio of the given 0-based pages of
     /// the open document.
     fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>>;
@@ -46,8 +49,8 @@ pub trait SessionSource: Sync {
 }
 
 impl PdfSession for crate::inspect::WorkerHandle<'_> {
-    fn open(&mut self, path: &Path) -> Result<DocInfo> {
-        Ok(crate::inspect::WorkerHandle::open(self, path)?)
+    fn open(&mut self, path: &Path, hash: &DocHash) -> Result<DocInfo> {
+        Ok(self.open_expecting(path, Some(hash.0))?)
     }
 
     fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>> {
@@ -138,6 +141,7 @@ impl OcrSlots {
 struct LazySession<'a, 'b> {
     ctx: &'b Context<'a>,
     path: &'b Path,
+    hash: &'b DocHash,
     session: Option<Box<dyn PdfSession + 'a>>,
     summary: &'b mut Summary,
 }
@@ -152,7 +156,7 @@ impl<'a, 'b> LazySession<'a, 'b> {
     fn get(&mut self) -> Result<&mut Box<dyn PdfSession + 'a>> {
         if self.session.is_none() {
             let mut s = self.ctx.sessions.session()?;
-            s.open(self.path)?;
+            s.open(self.path, self.hash)?;
             self.summary.docs_opened += 1;
             self.session = Some(s);
         }
@@ -174,9 +178,11 @@ pub fn process(
     let mut pdf = LazySession {
         ctx,
         path,
+        hash,
         session: None,
         summary,
     };
+    let ocr_budget = OcrBudget::new(crate::ocr::OcrOptions::from_settings(s).timeout);
 
     let doc_key = keys::doc_key(hash, ctx.versions.inspect);
     let info: DocInfo = match ctx.cache.get(Tree::Doc, &doc_key) {
@@ -185,7 +191,7 @@ pub fn process(
             // open() is what reads the document info; do it through the
             // session so the same worker then reads the pages.
             let mut session = ctx.sessions.session()?;
-            let info = session.open(path)?;
+            let info = session.open(path, hash)?;
             pdf.summary.docs_opened += 1;
             pdf.session = Some(session);
             ctx.cache.put(Tree::Doc, &doc_key, &info);
@@ -204,7 +210,15 @@ pub fn process(
     };
     let mut seen = Seen::default();
     let first = [front.as_slice(), back.as_slice()].concat();
-    let mut pages = read_matter(ctx, hash, &first, &mut pdf, diagnostics, &mut seen)?;
+    let mut pages = read_matter(
+        ctx,
+        hash,
+        &first,
+        &mut pdf,
+        &ocr_budget,
+        diagnostics,
+        &mut seen,
+    )?;
     // Extraction needs no pdfium: another document reads meanwhile.
     pdf.release();
     let mut decision = decide_all(&info, &pages, &seen);
@@ -219,6 +233,7 @@ pub fn process(
                 hash,
                 &back,
                 &mut pdf,
+                &ocr_budget,
                 diagnostics,
                 &mut seen,
             )?);
@@ -253,25 +268,77 @@ fn read_matter(
     hash: &DocHash,
     indices: &[u32],
     pdf: &mut LazySession,
+    ocr_budget: &OcrBudget,
     diagnostics: Option<&Path>,
     seen: &mut Seen,
 ) -> Result<Vec<PageText>> {
     let mut pages = load_pages(ctx, hash, indices, pdf)?;
-    ocr_where_needed(ctx, hash, &mut pages, pdf, diagnostics)?;
+    ocr_where_needed(ctx, hash, &mut pages, pdf, ocr_budget, diagnostics)?;
     if let Some(pool) = ctx.vision {
         ask_vision(ctx, pool, &pages, pdf, diagnostics, seen)?;
     }
     Ok(pages)
 }
 
+/// Tesseract time one document may use, over all its pages (front and
+/// back matter): `PDF_TIMEOUT`, like the worker's time for the document,
+/// so that a document of many hard pages fails in bounded time instead of
+/// taking `PDF_TIMEOUT` per page. Waiting for an OCR slot does not count.
+struct OcrBudget {
+    left: std::sync::Mutex<std::time::Duration>,
+    total: std::time::Duration,
+}
+
+impl OcrBudget {
+    fn new(total: std::time::Duration) -> OcrBudget {
+        OcrBudget {
+            left: std::sync::Mutex::new(total),
+            total,
+        }
+    }
+
+    /// OCRs one page within what is left (and at most `opts.timeout`),
+    /// then takes the time spent off the budget; once it is used up,
+    /// pages fail without running Tesseract.
+    fn ocr_page(
+        &self,
+        image: &GrayImage,
+        page: &PageText,
+        opts: &crate::ocr::OcrOptions,
+    ) -> Result<PageText> {
+        let left = *self.left.lock().unwrap_or_else(|p| p.into_inner());
+        if left.is_zero() {
+            anyhow::bail!(
+                "page {} not OCRed: OCR of this document used up its {:.0} s (PDF_TIMEOUT)",
+                page.index + 1,
+                self.total.as_secs_f64()
+            );
+        }
+        let opts = crate::ocr::OcrOptions {
+            timeout: opts.timeout.min(left),
+            ..opts.clone()
+        };
+        let started = std::time::Instant::now();
+        let result = crate::ocr::ocr_page(image, page.width, page.height, page.index, &opts);
+        let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
+        *left = left.saturating_sub(started.elapsed());
+        result
+    }
+}
+
 /// Replaces the text of pages without a usable text layer by Tesseract's
 /// reading of the rendered page (cached by document hash, page and OCR
 /// settings, so a rerun renders and OCRs nothing).
+///
+/// Each page's result is cached as soon as it is read, so that the pages
+/// of a document that then fails, times out or is killed with the run are
+/// not OCRed again (the cache writes them out within its flush interval).
 fn ocr_where_needed(
     ctx: &Context,
     hash: &DocHash,
     pages: &mut [PageText],
     pdf: &mut LazySession,
+    budget: &OcrBudget,
     diagnostics: Option<&Path>,
 ) -> Result<()> {
     let s = ctx.settings;
@@ -306,15 +373,20 @@ fn ocr_where_needed(
     let rendered = std::thread::scope(|scope| -> Result<()> {
         // Made here so that returning (an error too) drops the sender,
         // which ends the OCR threads the scope then waits for.
-        let (tx, rx) = crossbeam_channel::bounded::<(usize, GrayImage)>(1);
+        let (tx, rx) = crossbeam_channel::bounded::<(usize, &keys::Key, GrayImage)>(1);
         for _ in 0..ctx.ocr_slots.size.min(todo.len()) {
             let (rx, read, opts, pages) = (rx.clone(), &read, &opts, &*pages);
             scope.spawn(move || {
-                for (slot, image) in rx {
+                for (slot, key, image) in rx {
                     let p: &PageText = &pages[slot];
-                    let result = ctx.ocr_slots.with_slot(|| {
-                        crate::ocr::ocr_page(&image, p.width, p.height, p.index, opts)
-                    });
+                    let result = ctx
+                        .ocr_slots
+                        .with_slot(|| budget.ocr_page(&image, p, opts))
+                        .map(|mut page| {
+                            page.image_ratio = p.image_ratio;
+                            ctx.cache.put(Tree::Ocr, key, &page);
+                            page
+                        });
                     drop(image);
                     read.lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -323,34 +395,31 @@ fn ocr_where_needed(
             });
         }
         drop(rx);
-        for &(slot, _) in &todo {
-            let index = pages[slot].index;
+        for (slot, key) in &todo {
+            let (slot, index) = (*slot, pages[*slot].index);
             let image = pdf.get()?.render(index, s.ocr_dpi)?;
             if let Some(dir) = diagnostics {
                 if std::fs::create_dir_all(dir).is_ok() {
                     let _ = image.save(dir.join(format!("page-{}.png", index + s.page_num_offset)));
                 }
             }
-            if tx.send((slot, image)).is_err() {
+            if tx.send((slot, key, image)).is_err() {
                 break;
             }
         }
         Ok(())
     });
 
-    // Pages read are kept (and cached) even when another one failed; the
-    // first failure in page order fails the document (a failed render
+    // Pages read are kept (and were cached) even when another one failed;
+    // the first failure in page order fails the document (a failed render
     // comes after every page OCRed, since pages are rendered in order).
     let mut read = read.into_inner().unwrap_or_else(|e| e.into_inner());
     read.sort_by_key(|(slot, _)| *slot);
     let mut first_err = None;
     for (slot, result) in read {
         match result {
-            Ok(mut page) => {
-                page.image_ratio = pages[slot].image_ratio;
+            Ok(page) => {
                 pdf.summary.ocr_pages += 1;
-                let key = &todo.iter().find(|(s, _)| *s == slot).expect("queued").1;
-                ctx.cache.put(Tree::Ocr, key, &page);
                 pages[slot] = page;
             }
             Err(e) => {

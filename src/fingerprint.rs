@@ -1,6 +1,7 @@
 //! Stage 2, fingerprint: blake3 of every file's whole content, the identity
-//! of a document in the cache. Files are memory-mapped and hashed in
-//! parallel (rayon); a memo of (device, inode, size, mtime) → hash lets an
+//! of a document in the cache. Files are read (not memory-mapped: a
+//! truncation must be an error, not SIGBUS) and hashed in parallel
+//! (rayon); a memo of (device, inode, size, mtime) → hash lets an
 //! unchanged library skip re-reading every byte. `--rehash` ignores the memo.
 
 use crate::cache::{Cache, Tree, keys};
@@ -8,6 +9,7 @@ use crate::model::{DocHash, PdfFile};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::fs::File;
+use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -51,24 +53,56 @@ pub fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocH
     Ok((h, HashOutcome::Hashed))
 }
 
-/// blake3 of a file's content, memory-mapped.
+/// blake3 of a file's content, read with ordinary reads.
+///
+/// Not memory-mapped: a file truncated by another process while it is
+/// mapped raises SIGBUS, which would kill the whole run (issue 19); a read
+/// simply returns fewer bytes. Large files are read in bounded chunks and
+/// each chunk is hashed with blake3's rayon split, so memory stays at one
+/// chunk per file however large the file is.
 pub fn hash_file(path: &Path) -> Result<DocHash> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let len = file.metadata()?.len();
+    let len = file
+        .metadata()
+        .with_context(|| format!("reading {}", path.display()))?
+        .len();
     let mut hasher = blake3::Hasher::new();
-    if len > 0 {
-        // SAFETY: the map is read-only and dropped before we return; a file
-        // truncated by another process meanwhile could raise SIGBUS, which
-        // is the usual caveat of mmap hashing (ripgrep and b3sum accept it).
-        let map = unsafe { memmap2::Mmap::map(&file) }
-            .with_context(|| format!("mapping {}", path.display()))?;
-        if len >= LARGE_FILE {
-            hasher.update_rayon(&map);
-        } else {
-            hasher.update(&map);
+    if len >= LARGE_FILE {
+        hash_chunks(&mut hasher, file, CHUNK)
+    } else {
+        hasher.update_reader(file).map(|_| ())
+    }
+    .with_context(|| format!("reading {}", path.display()))?;
+    Ok(DocHash(*hasher.finalize().as_bytes()))
+}
+
+/// Bytes read at a time from a large file: its chunks are hashed in
+/// parallel (blake3's rayon split needs them in memory).
+const CHUNK: usize = 8 * 1024 * 1024;
+
+/// Feeds `reader` to `hasher` in chunks of `chunk` bytes, each hashed
+/// with `update_rayon`. Interrupted reads are retried; a file that shrinks
+/// meanwhile just ends early (the stat memo then differs next run).
+fn hash_chunks(hasher: &mut blake3::Hasher, mut reader: impl Read, chunk: usize) -> io::Result<()> {
+    let mut buf = vec![0u8; chunk];
+    loop {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match reader.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        hasher.update_rayon(&buf[..filled]);
+        if filled < buf.len() {
+            return Ok(());
         }
     }
-    Ok(DocHash(*hasher.finalize().as_bytes()))
 }
 
 #[cfg(test)]
@@ -115,6 +149,45 @@ mod tests {
         let (h3, o3) = third[0].as_ref().unwrap();
         assert_eq!(*o3, HashOutcome::Hashed);
         assert_ne!(h3, h);
+    }
+
+    #[test]
+    fn chunked_hash_matches_the_whole_hash() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        for chunk in [1, 1000, 4096, 99_999, 100_000, 100_001] {
+            let mut h = blake3::Hasher::new();
+            hash_chunks(&mut h, &data[..], chunk).unwrap();
+            assert_eq!(h.finalize(), blake3::hash(&data), "chunk {chunk}");
+        }
+        let mut h = blake3::Hasher::new();
+        hash_chunks(&mut h, &[][..], 10).unwrap();
+        assert_eq!(h.finalize(), blake3::hash(b""));
+    }
+
+    /// Issue 19: a file truncated while it is hashed killed the run with
+    /// SIGBUS (it was memory-mapped). Read, a file that shrinks under the
+    /// hash is just shorter; a file that is truncated and grows again is
+    /// hashed without a signal either.
+    #[test]
+    fn file_truncated_while_hashed_is_no_crash() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("big.pdf");
+        std::fs::write(&big, vec![b'x'; LARGE_FILE as usize + CHUNK]).unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let f = std::fs::OpenOptions::new().write(true).open(&big).unwrap();
+                    f.set_len(0).unwrap();
+                    f.set_len(LARGE_FILE + CHUNK as u64).unwrap();
+                }
+            });
+            for _ in 0..20 {
+                // Any outcome but a signal: Ok with some hash, or an error.
+                let _ = hash_file(&big);
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
     }
 
     #[test]

@@ -66,6 +66,31 @@ pub enum PdfError {
     /// A request that needs an open document came without one.
     #[error("no document is open in the worker")]
     NotOpen,
+    /// The page is larger than any PDF page may be (see
+    /// `pdfium::MAX_PAGE_PT`), so it is not rendered: its pixels alone
+    /// could exhaust memory.
+    #[error(
+        "page {} is {} x {} pt, too large to render (a PDF page is at most 14400 pt a side)",
+        index + 1, fmt_pt(*width), fmt_pt(*height)
+    )]
+    PageTooLarge { index: u32, width: f32, height: f32 },
+    /// The bytes the worker read are not the bytes the coordinator hashed:
+    /// the file was changed (or replaced) in between. Nothing read from it
+    /// may be cached under the hash the coordinator has.
+    #[error("the file changed while it was read; run again to read its new content")]
+    Changed,
+}
+
+/// A page side for a message: whole points as integers ("100000"), others
+/// with one decimal; a size that is not a number as pdfium gave it.
+fn fmt_pt(v: f32) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else if v.is_finite() {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// One page as `inspect` reads it: the [`PageText`] `extract` consumes,

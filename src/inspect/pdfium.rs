@@ -114,53 +114,69 @@ fn map_err(e: PdfiumError) -> PdfError {
 /// An open document. One at a time per process is the intended use.
 ///
 /// Pages are read through pdfium's C API ([`super::page`]); rendering (OCR
-/// and vision pages only) goes through `pdfium-render`, with the file
-/// opened a second time on first use.
+/// and vision pages only) goes through `pdfium-render`, with the same
+/// bytes loaded a second time on first use.
+///
+/// The file is read into memory once, with ordinary reads, and hashed:
+/// everything this document answers comes from exactly the bytes whose
+/// blake3 is [`Document::content_hash`], so the coordinator can check that
+/// they are the bytes it fingerprinted (a file changed in between must not
+/// have its record cached under the old content's hash). Not a memory map:
+/// a file truncated under a map raises SIGBUS.
 pub struct Document {
     lib: &'static dyn PdfiumLibraryBindings,
     handle: FPDF_DOCUMENT,
     page_count: u32,
-    path: PathBuf,
+    hash: [u8; 32],
+    /// Declared before `bytes`: fields drop in order, after `Drop::drop`
+    /// has closed `handle`, so both pdfium documents are closed before the
+    /// bytes they read are freed.
     rendering: OnceLock<PdfDocument<'static>>,
-    /// The file's bytes, which pdfium reads in place; unmapped after the
-    /// document is closed (fields drop after `Drop::drop`).
-    _bytes: memmap2::Mmap,
+    /// The file's bytes, which pdfium reads in place. Boxed: their address
+    /// does not change when the `Document` moves.
+    bytes: Box<[u8]>,
 }
 
 impl Document {
     /// Opens a PDF. A password-protected file gives [`PdfError::Encrypted`].
+    ///
+    /// A file without pages is [`PdfError::Malformed`]: nothing in it can
+    /// be read, and saying so beats an empty record.
     pub fn open(path: &Path) -> Result<Document, PdfError> {
         let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
-        let file = std::fs::File::open(path).map_err(|e| PdfError::Io(e.to_string()))?;
-        if file
-            .metadata()
+        let bytes = std::fs::read(path)
             .map_err(|e| PdfError::Io(e.to_string()))?
-            .len()
-            == 0
-        {
+            .into_boxed_slice();
+        let hash = *blake3::hash(&bytes).as_bytes();
+        if bytes.is_empty() {
             return Err(PdfError::Malformed(
                 "not a PDF, or damaged beyond repair".into(),
             ));
         }
-        // SAFETY: the map is read-only; a file truncated under it can crash
-        // this process, which is a worker whose crash fails this document
-        // only (the pool replaces it).
-        let bytes =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| PdfError::Io(e.to_string()))?;
-        // SAFETY: `bytes` outlives the handle (closed in `drop`).
+        // SAFETY: `bytes` outlives the handle (closed in `drop`, before the
+        // fields drop).
         let handle = unsafe { lib.FPDF_LoadMemDocument64(&bytes, None) };
         if handle.is_null() {
             return Err(last_error(lib));
         }
         let page_count = unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32;
-        Ok(Document {
+        let doc = Document {
             lib,
             handle,
             page_count,
-            path: path.to_path_buf(),
+            hash,
             rendering: OnceLock::new(),
-            _bytes: bytes,
-        })
+            bytes,
+        };
+        if doc.page_count == 0 {
+            return Err(PdfError::Malformed("the PDF has no pages".into()));
+        }
+        Ok(doc)
+    }
+
+    /// blake3 of the bytes this document was read from.
+    pub fn content_hash(&self) -> [u8; 32] {
+        self.hash
     }
 
     pub fn page_count(&self) -> u32 {
@@ -184,7 +200,7 @@ impl Document {
             producer: get("Producer"),
         };
         if info.title.is_none() || info.author.is_none() {
-            if let Some(x) = super::xmp::read(&self.path) {
+            if let Some(x) = super::xmp::parse(&self.bytes) {
                 info.title = info.title.or(x.title);
                 if info.author.is_none() && !x.creators.is_empty() {
                     info.author = Some(x.creators.join("; "));
@@ -279,7 +295,8 @@ impl Document {
 
     /// Renders a page to 8-bit gray at `dpi`, scaled down so the image has
     /// at most `max_pixels` pixels (memory stays bounded on poster-sized
-    /// pages).
+    /// pages). A page larger than [`MAX_PAGE_PT`] on a side (or of no
+    /// finite size) is [`PdfError::PageTooLarge`]: no reader shows it.
     pub fn render_page(
         &self,
         index: u32,
@@ -290,15 +307,21 @@ impl Document {
         let doc = match self.rendering.get() {
             Some(doc) => doc,
             None => {
+                // SAFETY: the slice lives as long as `self.bytes`, which
+                // drops after `rendering` (field order), and is never
+                // changed; 'static only names that for the OnceLock.
+                let bytes: &'static [u8] =
+                    unsafe { std::slice::from_raw_parts(self.bytes.as_ptr(), self.bytes.len()) };
                 let doc = pdfium()?
-                    .load_pdf_from_file(&self.path, None)
+                    .load_pdf_from_byte_slice(bytes, None)
                     .map_err(map_err)?;
                 self.rendering.get_or_init(|| doc)
             }
         };
         let page = doc.pages().get(index as PdfPageIndex).map_err(map_err)?;
-        let (w_pt, h_pt) = (page.width().value.max(1.0), page.height().value.max(1.0));
-        let (w, h) = render_size(w_pt, h_pt, dpi, max_pixels);
+        let (w_pt, h_pt) = (page.width().value, page.height().value);
+        check_page_size(index, w_pt, h_pt)?;
+        let (w, h) = render_size(w_pt.max(1.0), h_pt.max(1.0), dpi, max_pixels);
         // BGRA, not pdfium's Gray format: that one aborts the process on
         // pages with images (measured with pdfium 8149).
         let config = PdfRenderConfig::new()
@@ -334,18 +357,57 @@ fn last_error(lib: &dyn PdfiumLibraryBindings) -> PdfError {
     }
 }
 
+/// The largest page side colophon renders, in points: 14,400 pt (200
+/// inches) is the largest page size the PDF format allows (ISO 32000-1,
+/// annex C), so a page beyond it is damaged or hostile (issue 19: a page of
+/// 100,000 pt made the OCR allocate 174 GB).
+pub const MAX_PAGE_PT: f32 = 14_400.0;
+
+/// [`PdfError::PageTooLarge`] for a page larger than [`MAX_PAGE_PT`] on a
+/// side or whose size is not a finite number (0-based `index`).
+pub fn check_page_size(index: u32, w_pt: f32, h_pt: f32) -> Result<(), PdfError> {
+    let ok = |v: f32| v.is_finite() && v <= MAX_PAGE_PT;
+    if ok(w_pt) && ok(h_pt) {
+        return Ok(());
+    }
+    Err(PdfError::PageTooLarge {
+        index,
+        width: w_pt,
+        height: h_pt,
+    })
+}
+
 /// Pixel size for rendering a `w_pt` x `h_pt` page at `dpi`, capped to
-/// `max_pixels` pixels (aspect kept, at least 1x1).
+/// `max_pixels` pixels (aspect kept, at least 1x1). The cap holds for any
+/// input, a page a million times wider than high included: a side clamped
+/// up to one pixel shrinks the other.
 pub fn render_size(w_pt: f32, h_pt: f32, dpi: u32, max_pixels: u64) -> (u32, u32) {
-    let scale = dpi.max(1) as f64 / 72.0;
-    let (mut w, mut h) = (w_pt as f64 * scale, h_pt as f64 * scale);
+    let size = |v: f32| {
+        if v.is_finite() {
+            f64::from(v).max(0.0)
+        } else {
+            0.0
+        }
+    };
+    let scale = f64::from(dpi.max(1)) / 72.0;
+    let (mut w, mut h) = (size(w_pt) * scale, size(h_pt) * scale);
     let max = max_pixels.max(1) as f64;
     if w * h > max {
         let k = (max / (w * h)).sqrt();
         w *= k;
         h *= k;
     }
-    ((w.floor() as u32).max(1), (h.floor() as u32).max(1))
+    // `as` saturates; clamping to at least one pixel can only grow the
+    // small side, so the long one is cut to what the cap leaves.
+    let (w, h) = ((w.floor() as u64).max(1), (h.floor() as u64).max(1));
+    let max = max_pixels.max(1);
+    let (w, h) = if w >= h {
+        (w.min(max / h), h)
+    } else {
+        (w, h.min(max / w))
+    };
+    let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX).max(1);
+    (clamp(w), clamp(h))
 }
 
 /// BGRA rows (any stride) to luma (ITU-R BT.601 weights).
@@ -853,5 +915,88 @@ pub(crate) mod tests {
         };
         assert!(ink(b.x0, b.top, b.x1, b.bottom) > 50);
         assert_eq!(ink(0.0, 300.0, 700.0, 500.0), 0);
+    }
+
+    /// Issue 19: pixels derived from a page's size are bounded whatever the
+    /// size: huge, absurd, infinite or a thin sliver a million times wider
+    /// than high (clamping the short side to 1 px used to break the cap).
+    #[test]
+    fn render_size_never_exceeds_the_cap() {
+        let cap = 35_000_000;
+        for (w, h) in [
+            (612.0, 792.0),
+            (14_400.0, 14_400.0),
+            (100_000.0, 100_000.0),
+            (1e9, 1e9),
+            (1e9, 1.0),
+            (1.0, 1e9),
+            (f32::MAX, f32::MAX),
+            (f32::INFINITY, 10.0),
+            (f32::NAN, f32::NAN),
+            (0.0, 0.0),
+            (-5.0, 100.0),
+        ] {
+            for dpi in [1, 72, 300, u32::MAX] {
+                let (pw, ph) = render_size(w, h, dpi, cap);
+                assert!(pw >= 1 && ph >= 1, "{w}x{h}@{dpi}");
+                assert!(
+                    u64::from(pw) * u64::from(ph) <= cap,
+                    "{w}x{h}@{dpi}: {pw}x{ph}"
+                );
+            }
+        }
+        assert_eq!(render_size(612.0, 792.0, 300, cap), (2550, 3300));
+        assert_eq!(render_size(1e9, 1.0, 72, 1000), (1000, 1));
+    }
+
+    #[test]
+    fn pages_beyond_the_pdf_maximum_are_not_rendered() {
+        assert!(check_page_size(0, 14_400.0, 14_400.0).is_ok());
+        for (w, h) in [
+            (14_401.0, 10.0),
+            (10.0, 1e9),
+            (f32::INFINITY, 1.0),
+            (f32::NAN, 1.0),
+        ] {
+            assert!(check_page_size(0, w, h).is_err(), "{w} x {h}");
+        }
+        let big = dictionary! {
+            "MediaBox" => vec![0.into(), 0.into(), 100_000.into(), 100_000.into()],
+        };
+        let f = build_pdf(vec![], big, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        let doc = Document::open(f.path()).unwrap();
+        let err = doc.render_page(0, 300, 35_000_000).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "page 1 is 100000 x 100000 pt, too large to render \
+             (a PDF page is at most 14400 pt a side)"
+        );
+        // Reading its (absent) text is fine: only pixels cost memory.
+        assert!(doc.read_page(0).unwrap().text.lines.is_empty());
+    }
+
+    /// Issue 17: a document without pages said nothing at all.
+    #[test]
+    fn a_document_without_pages_is_malformed_and_says_so() {
+        let mut doc = lopdf::Document::with_version("1.5");
+        let pages_id = doc.add_object(dictionary! {
+            "Type" => "Pages", "Kids" => Vec::<Object>::new(), "Count" => 0,
+        });
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        let mut file = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        doc.save_to(file.as_file_mut()).unwrap();
+        let err = Document::open(file.path()).err().unwrap();
+        assert_eq!(err, PdfError::Malformed("the PDF has no pages".into()));
+    }
+
+    #[test]
+    fn content_hash_is_the_hash_of_the_bytes_read() {
+        let path = fixture("book-p03-asis.pdf");
+        let doc = Document::open(&path).unwrap();
+        let want = blake3::hash(&std::fs::read(&path).unwrap());
+        assert_eq!(doc.content_hash(), *want.as_bytes());
+        // Rendering reads the same bytes (no second open of the path).
+        assert!(doc.render_page(0, 36, 1_000_000).is_ok());
     }
 }

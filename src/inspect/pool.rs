@@ -374,9 +374,22 @@ impl WorkerHandle<'_> {
 
     /// Opens a document (closing the previous one) and starts its time budget.
     pub fn open(&mut self, path: &Path) -> Result<DocInfo, PdfError> {
+        self.open_expecting(path, None)
+    }
+
+    /// [`open`](Self::open), failing with [`PdfError::Changed`] unless the
+    /// bytes the worker read have the blake3 `expect` (what the
+    /// coordinator fingerprinted): every page read afterwards comes from
+    /// those bytes, so results cached under that hash are that content's.
+    pub fn open_expecting(
+        &mut self,
+        path: &Path,
+        expect: Option<[u8; 32]>,
+    ) -> Result<DocInfo, PdfError> {
         self.budget = self.pool.config.doc_timeout;
         let req = Request::Open {
             path: worker::path_to_bytes(path),
+            expect,
         };
         match self.call(&req, "opening the document")? {
             Response::Opened(info) => Ok(info),

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 /// First bytes a worker writes: proves the executable really is a colophon
 /// worker speaking this protocol version. Bump the digit when a message
 /// changes shape.
-pub const HANDSHAKE: &[u8] = b"colophon-worker 1\n";
+pub const HANDSHAKE: &[u8] = b"colophon-worker 2\n";
 
 /// Frames larger than this are garbage (a rendered A0 page at the default
 /// pixel cap is about 40 MB).
@@ -40,7 +40,13 @@ pub const MAX_FRAME: u32 = 256 << 20;
 pub enum Request {
     /// Open a document (closing any open one); answered by `Opened`.
     /// The path travels as raw bytes: file names need not be UTF-8.
-    Open { path: Vec<u8> },
+    /// With `expect`, the blake3 of the bytes read must be that hash, or
+    /// the answer is `Failed(Changed)` and the document stays closed: the
+    /// file changed after the coordinator fingerprinted it.
+    Open {
+        path: Vec<u8>,
+        expect: Option<[u8; 32]>,
+    },
     /// Read one page of the open document; answered by `Page`. One page per
     /// request, so a crash is attributed to the page being read.
     ReadPage { index: u32 },
@@ -177,10 +183,13 @@ pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()
 /// Answers one request; `None` for `Close`, which has no answer.
 fn handle(doc: &mut Option<Document>, req: Request) -> Option<Response> {
     let resp = match req {
-        Request::Open { path } => {
+        Request::Open { path, expect } => {
             *doc = None;
             let path = path_from_bytes(path);
             match Document::open(&path) {
+                Ok(d) if expect.is_some_and(|h| h != d.content_hash()) => {
+                    Response::Failed(PdfError::Changed)
+                }
                 Ok(d) => {
                     let info = d.info();
                     *doc = Some(d);
@@ -244,6 +253,7 @@ mod tests {
         let reqs = [
             Request::Open {
                 path: b"/tmp/\xffodd name.pdf".to_vec(),
+                expect: Some([7; 32]),
             },
             Request::ReadPage { index: 7 },
             Request::Close,
@@ -287,6 +297,33 @@ mod tests {
             Some(Response::Slept)
         );
         assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
+    }
+
+    /// Issue 19: a worker that reads other bytes than the coordinator
+    /// hashed says so, and keeps no document open to read pages from.
+    #[test]
+    fn open_with_another_content_hash_is_changed() {
+        let path = crate::inspect::pdfium::tests::fixture("book-p03-asis.pdf");
+        let real = *blake3::hash(&std::fs::read(&path).unwrap()).as_bytes();
+        let mut input = Vec::new();
+        for expect in [Some([0u8; 32]), None, Some(real)] {
+            let req = Request::Open {
+                path: path_to_bytes(&path),
+                expect,
+            };
+            write_frame(&mut input, &req).unwrap();
+            write_frame(&mut input, &Request::ReadPage { index: 0 }).unwrap();
+        }
+        let mut out = Vec::new();
+        serve(&mut &input[..], &mut out).unwrap();
+        let mut rd = &out[..];
+        let mut next = || read_frame::<_, Response>(&mut rd).unwrap().unwrap();
+        assert_eq!(next(), Response::Failed(PdfError::Changed));
+        assert_eq!(next(), Response::Failed(PdfError::NotOpen));
+        for _ in 0..2 {
+            assert!(matches!(next(), Response::Opened(_)));
+            assert!(matches!(next(), Response::Page(_)));
+        }
     }
 
     /// Not a test: the body of the worker processes that the pool tests

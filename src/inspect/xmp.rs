@@ -11,7 +11,6 @@
 //! there is no fallback: this is a bonus, not a parser.
 
 use regex::bytes::Regex;
-use std::path::Path;
 use std::sync::LazyLock;
 
 /// Title and creators from the document's XMP packet, if it has any.
@@ -35,16 +34,6 @@ static CREATOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 static LI: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?s)<rdf:li\b[^>]*>(.*?)</rdf:li>").expect("valid regex"));
-
-/// Reads the XMP packet of the PDF at `path`; `None` when there is none or
-/// the file cannot be read (this is only a fallback).
-pub fn read(path: &Path) -> Option<XmpMeta> {
-    let file = std::fs::File::open(path).ok()?;
-    // SAFETY: read-only map of a file we do not modify; a concurrent
-    // truncation could fault, which the worker process isolates.
-    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-    parse(&map)
-}
 
 /// Finds the catalog's metadata stream in the raw bytes of a PDF and reads it.
 pub fn parse(bytes: &[u8]) -> Option<XmpMeta> {

@@ -170,7 +170,13 @@ fn unescape(s: &str) -> String {
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
-        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+        // An entity is short: look for its `;` in the next 12 bytes only.
+        // The window is bytes, so it is searched as bytes (cutting the str
+        // there could split a character: issue 17's panic).
+        let Some(semi) = rest.as_bytes()[..rest.len().min(12)]
+            .iter()
+            .position(|&b| b == b';')
+        else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -262,6 +268,74 @@ mod tests {
         assert!(parse("").is_empty());
         assert!(parse("<span class='ocrx_word' title='bbox 1 2").is_empty());
         assert!(parse("<span class=").is_empty());
+    }
+
+    /// Issue 17: an `&` followed by multi-byte text within 12 bytes (a
+    /// table of a manual read by Tesseract) panicked slicing a `str`.
+    #[test]
+    fn ampersand_before_multibyte_text_does_not_panic() {
+        assert_eq!(unescape("A & B — ‘x’"), "A & B — ‘x’");
+        assert_eq!(unescape("&ééééééééé;"), "&ééééééééé;");
+        let hocr = "<span class='ocr_line' title='bbox 0 0 9 9'>\
+            <span class='ocrx_word' title='bbox 0 0 9 9; x_wconf 90'>R&—–—–</span></span>";
+        assert_eq!(parse(hocr)[0].words[0].text, "R&—–—–");
+    }
+
+    /// No input makes the parser panic: many pseudo-random documents built
+    /// from hOCR fragments, multi-byte text and stray markup, each also cut
+    /// at every char boundary.
+    #[test]
+    fn arbitrary_input_never_panics() {
+        const PIECES: [&str; 24] = [
+            "<span class=",
+            "'ocr_line'",
+            "\"ocrx_word\"",
+            "'ocr_header'",
+            " title='bbox 1 2 30 40; x_size 12; x_wconf 91'",
+            " title=\"bbox 5 5 1 1\"",
+            " title='bbox 1 2 3'",
+            " title=",
+            ">",
+            "</span>",
+            "<strong>",
+            "&amp;",
+            "&#233;",
+            "&#x1F600;",
+            "&#xFFFFFFFF;",
+            "&",
+            ";",
+            "é",
+            "—",
+            "‘€’",
+            "\u{1F600}",
+            "'",
+            "\"",
+            " word ",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..2000 {
+            let len = (next() % 40) as usize;
+            let doc: String = (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            for (cut, _) in doc.char_indices() {
+                let _ = parse(&doc[..cut]);
+                let _ = unescape(&doc[cut..]);
+            }
+            let _ = parse(&doc);
+        }
+        // Raw bytes decoded lossily, as the engine's output would be if it
+        // were not UTF-8.
+        for _ in 0..2000 {
+            let bytes: Vec<u8> = (0..(next() % 200)).map(|_| next() as u8).collect();
+            let _ = parse(&String::from_utf8_lossy(&bytes));
+        }
     }
 
     #[test]

@@ -100,6 +100,12 @@ impl Default for OcrOptions {
     }
 }
 
+/// The most pixels a page image given to Tesseract may have: a 300 dpi
+/// A3 page (5000 x 7000), as large as the renders the caller makes for
+/// OCR. The upscale stops there too, so the memory and time of one page
+/// are bounded whatever the page's size claims to be.
+pub const MAX_OCR_PIXELS: u64 = 5000 * 7000;
+
 /// A text layer with fewer real words than this counts as missing when
 /// the page is mostly picture (a scan with a stray page number in text).
 const FEW_WORDS: usize = 5;
@@ -231,8 +237,20 @@ pub fn ocr_page(
     index: u32,
     opts: &OcrOptions,
 ) -> Result<PageText> {
-    if !(page_w_pt > 0.0 && page_h_pt > 0.0) {
-        bail!("page {index}: invalid page size {page_w_pt}x{page_h_pt} pt");
+    if !(page_w_pt > 0.0 && page_h_pt > 0.0 && page_w_pt.is_finite() && page_h_pt.is_finite()) {
+        bail!(
+            "page {}: invalid page size {page_w_pt} x {page_h_pt} pt",
+            index + 1
+        );
+    }
+    let pixels = u64::from(image.width()) * u64::from(image.height());
+    if pixels > MAX_OCR_PIXELS {
+        bail!(
+            "page {}: its image of {} x {} px is too large to OCR (at most {MAX_OCR_PIXELS} pixels)",
+            index + 1,
+            image.width(),
+            image.height()
+        );
     }
     let mut page = PageText {
         index,
@@ -250,10 +268,14 @@ pub fn ocr_page(
     let upscaled = if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_some() {
         None
     } else {
-        preprocess::upscale_if_low(image, dpi)
+        preprocess::upscale_if_low(image, dpi, MAX_OCR_PIXELS)
     };
     let image = upscaled.as_ref().unwrap_or(image);
-    let dpi = (image.height() as f32 * 72.0 / page_h_pt).round().max(1.0) as u32;
+    // Tesseract's own idea of plausible resolutions; a page a few points
+    // high rendered to many pixels would otherwise claim millions of dpi.
+    let dpi = (image.height() as f32 * 72.0 / page_h_pt)
+        .round()
+        .clamp(1.0, 2400.0) as u32;
     let hocr = engine::run(image, dpi, &opts.languages, opts.timeout)?;
     let found = hocr::parse(&hocr);
     let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);

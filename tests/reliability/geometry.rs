@@ -1,3 +1,421 @@
-//! Issue 19 regression tests: geometry.
+//! Issue 19 (and 17) regression tests about what a PDF's pages claim and
+//! what reading them costs: page sizes that would need gigabytes of pixels,
+//! a document without pages, a file whose content changes between the hash
+//! and the read, and Tesseract processes that outlive a killed run.
 
-#[allow(unused_imports)] use crate::util;
+use crate::util::{self, TestProject};
+use lopdf::{Document, Object, Stream, dictionary};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A born-digital book page that reads fine: the run must give it its
+/// record whatever the hostile PDF next to it does.
+const GOOD: &str = "book-p03-asis.pdf";
+
+/// A PDF of `page_sizes.len()` pages, each with that MediaBox width and
+/// height in points and the given content stream (`None`: no content,
+/// hence no text at all), with Helvetica as /F1 and `title` in the Info
+/// dictionary when given.
+fn pdf(page_sizes: &[(f64, f64)], content: Option<&str>, title: Option<&str>) -> Vec<u8> {
+    let mut doc = Document::with_version("1.4");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let mut kids = Vec::new();
+    for &(w, h) in page_sizes {
+        let mut page = dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w as f32), Object::Real(h as f32)],
+            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
+        };
+        if let Some(ops) = content {
+            let id = doc.add_object(Stream::new(dictionary! {}, ops.as_bytes().to_vec()));
+            page.set("Contents", id);
+        }
+        kids.push(Object::Reference(doc.add_object(page)));
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    if let Some(t) = title {
+        let info = doc.add_object(dictionary! {
+            "Title" => Object::string_literal(t),
+            "Author" => Object::string_literal("Margaret Ellison"),
+        });
+        doc.trailer.set("Info", info);
+    }
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("writing a test PDF");
+    out
+}
+
+/// A page with no text, `side` points square, as the issue's 448-byte
+/// file: a MediaBox and nothing else, written by hand so that the size is
+/// exactly the number given (lopdf writes reals in its own way).
+fn blank_page_pdf(side: &str) -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {side} {side}] >>"),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// Runs colophon to the end and returns its exit code, its records and
+/// the peak resident memory, in bytes, of the largest process of the run
+/// (colophon, its workers and the tesseracts it waited for: the kernel
+/// folds reaped children's peaks into their parent's).
+fn run_measured(
+    p: &TestProject,
+    args: &[&str],
+) -> (Option<i32>, Vec<serde_json::Value>, String, u64) {
+    let child = p
+        .cmd()
+        .args(args)
+        .args(["--json", "-q"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running colophon");
+    let pid = child.id() as libc::pid_t;
+    // Drain the pipes while it runs; wait4 below reaps it.
+    let mut stdout = child.stdout.expect("piped");
+    let mut stderr = child.stderr.expect("piped");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
+        s
+    });
+    let mut status = 0;
+    // SAFETY: wait4 on our own child; rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    let records = out
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}\n{err}")))
+        .collect();
+    (code, records, err, usage.ru_maxrss as u64 * 1024)
+}
+
+/// Issue 19, item 1: a page of 100,000 pt (and one of 10^9 pt) with no
+/// text made the OCR upscale allocate 174 GB: the process aborted with no
+/// record at all (10^9 pt: "capacity overflow", reported as "a scoped
+/// thread panicked"). Now such a page is an error naming its size, the
+/// other PDFs of the run get their records, and memory stays bounded. A
+/// page of 14,400 pt (the largest a PDF allows) is read at the capped
+/// resolution: it cost 7.5 GB before.
+#[test]
+fn huge_pages_fail_alone_with_their_size_and_memory_stays_bounded() {
+    let p = TestProject::new();
+    p.add(GOOD, "good.pdf");
+    let huge = blank_page_pdf("100000");
+    assert!(huge.len() < 500, "{} bytes", huge.len());
+    p.write("huge.pdf", &huge);
+    p.write("absurd.pdf", &blank_page_pdf("1000000000"));
+    p.write("largest-allowed.pdf", &blank_page_pdf("14400"));
+
+    let (code, records, err, peak) = run_measured(&p, &["run"]);
+    assert_eq!(code, Some(1), "one record is an error: {err}\n{records:#?}");
+    assert_eq!(records.len(), 4, "{err}\n{records:#?}");
+
+    let good = util::record_for(&records, "good.pdf");
+    assert_ne!(good["status"], "error", "{good:#}");
+    assert!(good["metadata"]["title"].is_string(), "{good:#}");
+
+    for (path, size) in [
+        ("huge.pdf", "100000 x 100000 pt"),
+        ("absurd.pdf", "1000000000 x 1000000000 pt"),
+    ] {
+        let r = util::record_for(&records, path);
+        assert_eq!(r["status"], "error", "{r:#}");
+        let msg = r["error"].as_str().unwrap();
+        assert!(
+            msg.contains(&format!("page 1 is {size}, too large to render")),
+            "{msg}"
+        );
+    }
+    // The largest legal page is rendered (capped) and OCRed: blank, so no
+    // metadata, but no error either.
+    let largest = util::record_for(&records, "largest-allowed.pdf");
+    assert_ne!(largest["status"], "error", "{largest:#}");
+
+    // Before: an abort after trying to allocate 174 GB, or 7.5 GB for the
+    // 14,400 pt page. Now one page's pixels are capped at 35 Mpx (a 300 dpi
+    // A3 page): the worker's BGRA render of it is 140 MB.
+    assert!(peak < 1_500_000_000, "peak RSS {peak} bytes");
+}
+
+/// Issue 17: a PDF with zero pages was `incomplete` with no message.
+#[test]
+fn a_pdf_without_pages_is_an_error_that_says_so() {
+    let p = TestProject::new();
+    p.add(GOOD, "good.pdf");
+    p.write("empty.pdf", &pdf(&[], None, Some("Nothing Inside")));
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = util::record_for(&records, "empty.pdf");
+    assert_eq!(r["status"], "error", "{r:#}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("the PDF has no pages"),
+        "{r:#}"
+    );
+    assert_ne!(util::record_for(&records, "good.pdf")["status"], "error");
+}
+
+/// A one-page book title page titled `title`, in its text and its Info.
+fn title_page(title: &str) -> Vec<u8> {
+    let ops = format!(
+        "BT /F1 28 Tf 72 600 Td ({title}) Tj ET\n\
+         BT /F1 14 Tf 72 560 Td (Margaret Ellison) Tj ET\n\
+         BT /F1 10 Tf 72 120 Td (Quiet Harbour Press, Halifax, 2019) Tj ET\n"
+    );
+    pdf(&[(432.0, 648.0)], Some(&ops), Some(title))
+}
+
+/// Overwrites `path` in place with `bytes` (same length) and puts its
+/// modification time back: the stat memo (device, inode, size, mtime) then
+/// still gives the old content's hash, which is what a change between the
+/// hash and the read looks like to the coordinator.
+fn replace_keeping_stat(path: &Path, bytes: &[u8]) {
+    let before = std::fs::metadata(path).unwrap();
+    assert_eq!(before.len(), bytes.len() as u64);
+    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    std::io::Write::write_all(&mut f, bytes).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+}
+
+/// Issue 19, item 3: the record of a file's new content was cached under
+/// the hash of its old content, and a later file with the old content got
+/// the new content's metadata (and `--write` wrote it into that file).
+#[test]
+fn a_file_changed_after_its_hash_is_an_error_and_poisons_nothing() {
+    let alpha = title_page("Alpha Tides of Winter");
+    let omega = title_page("Omega Tides of Winter");
+    assert_eq!(
+        alpha.len(),
+        omega.len(),
+        "same size, so the stat memo matches"
+    );
+    assert_ne!(alpha, omega);
+
+    let p = TestProject::new();
+    let book = p.write("book.pdf", &alpha);
+    p.add(GOOD, "good.pdf");
+    // A run that hashes (the memo now says: this stat is alpha's content)
+    // but reads nothing: no worker can start.
+    let out = p
+        .cmd()
+        .args(["run", "-q"])
+        .env("COLOPHON_WORKER_EXE", "/nonexistent/colophon")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The content changes; the stat the memo knows does not.
+    replace_keeping_stat(&book, &omega);
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = util::record_for(&records, "book.pdf");
+    assert_eq!(r["status"], "error", "{r:#}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("the file changed while it was read"),
+        "{r:#}"
+    );
+    assert_ne!(util::record_for(&records, "good.pdf")["status"], "error");
+
+    // A new file with alpha's content is alpha, not omega; and the changed
+    // file, once its stat changes, is read as what it now is.
+    p.write("copy-of-alpha.pdf", &alpha);
+    let now = std::time::SystemTime::now() + Duration::from_secs(2);
+    std::fs::File::options()
+        .write(true)
+        .open(&book)
+        .unwrap()
+        .set_modified(now)
+        .unwrap();
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let title = |path| {
+        util::record_for(&records, path)["metadata"]["title"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        title("copy-of-alpha.pdf"),
+        "Alpha Tides of Winter",
+        "{records:#?}"
+    );
+    assert_eq!(title("book.pdf"), "Omega Tides of Winter", "{records:#?}");
+}
+
+/// Every descendant of `pid` (through /proc's children lists).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let kids = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            for k in kids.split_whitespace().filter_map(|k| k.parse().ok()) {
+                out.push(k);
+                todo.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// Alive and not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_string())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+}
+
+/// Issue 19, "killed workers": after the run was killed, its workers and
+/// tesseracts ran on (about 3 s, the rest of their page). A stand-in
+/// tesseract that would run for a minute shows it: it must go with the run.
+#[test]
+fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
+    let p = TestProject::new();
+    p.add("book-p03-scanned.pdf", "scanned.pdf");
+    let bin = p.root().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let pids = p.root().join("tesseract-pids");
+    let fake = bin.join("tesseract");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = --version ]; then echo 'tesseract 5.3.0 (stand-in)'; exit 0; fi\n\
+             echo $$ >> '{}'\n\
+             exec sleep 60\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    let mut child = p
+        .cmd()
+        .args(["run", "-q"])
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !pids.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no tesseract was started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "colophon ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut family = descendants(child.id());
+    family.extend(
+        std::fs::read_to_string(&pids)
+            .unwrap()
+            .split_whitespace()
+            .filter_map(|p| p.parse::<u32>().ok()),
+    );
+    assert!(family.len() >= 2, "a worker and a tesseract: {family:?}");
+
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    child.wait().unwrap();
+    // The stand-in sleeps a minute: waiting 20 s for it to go tells a
+    // process killed with the run from one that finishes its page.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut left: Vec<u32> = family.clone();
+    while !left.is_empty() && Instant::now() < deadline {
+        left.retain(|&pid| running(pid));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for &pid in &left {
+        // Do not leave them behind for the other tests.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    }
+    assert!(
+        left.is_empty(),
+        "still running after the run was killed: {left:?} of {family:?}"
+    );
+}
