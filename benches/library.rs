@@ -158,6 +158,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         jobs,
         json: false,
         rehash: false,
+        retry_errors: false,
         quiet: true,
         verbose: 0,
     };

@@ -496,17 +496,15 @@ pub fn run(
                     };
                     let doc_hash = hash.as_ref().ok().map(|(h, _)| *h);
                     let sent = match early {
-                        Some((outcome, cached)) => {
-                            done_tx
-                                .send(Done {
-                                    index,
-                                    hash: doc_hash,
-                                    outcome,
-                                    cached,
-                                    summary: counted,
-                                })
-                                .is_ok()
-                        }
+                        Some((outcome, cached)) => done_tx
+                            .send(Done {
+                                index,
+                                hash: doc_hash,
+                                outcome,
+                                cached,
+                                summary: counted,
+                            })
+                            .is_ok(),
                         None if QUIT.load(Ordering::Relaxed) => false,
                         None => {
                             let _ = prune_go.try_send(());

@@ -82,7 +82,8 @@ pub struct CommonFlags {
     /// Ask the vision model about hard pages (sets ANALYZE_WITH_VISION).
     #[arg(long, global = true)]
     pub vision: bool,
-    /// Number of parallel jobs [default: number of CPUs].
+    /// Number of parallel jobs, at most the number of CPUs [default: number
+    /// of CPUs].
     #[arg(short = 'j', long, value_name = "N", global = true)]
     pub jobs: Option<NonZeroUsize>,
     /// Pages read from the start (sets MATTER_CONFIG.front.max_pages).
@@ -102,10 +103,14 @@ pub struct CommonFlags {
     /// Hash every file again instead of trusting the size/mtime memo.
     #[arg(long, global = true)]
     pub rehash: bool,
+    /// Read broken PDFs again instead of reporting their cached failure.
+    #[arg(long, global = true)]
+    pub retry_errors: bool,
     /// No progress bars or log lines, only results and errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// More detail on stderr (repeat for more).
+    /// More detail on stderr: -v where each document's results came from,
+    /// -vv also the top three candidates per field with their probability.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
 }
@@ -133,32 +138,58 @@ impl Cli {
 /// may enter a cache key (STYLE "Cache").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
-    /// Parallel jobs (rayon threads, worker processes); default: available
-    /// parallelism.
+    /// Parallel jobs: pdfium worker processes and OCR slots, with twice as
+    /// many document threads; at most (and by default) the number of CPUs.
     pub jobs: usize,
     /// JSON lines on stdout instead of the table.
     pub json: bool,
     /// Ignore the fingerprint memo and hash every file.
     pub rehash: bool,
+    /// Read documents whose failure is cached (a broken or encrypted PDF)
+    /// again; a new colophon version does so anyway.
+    pub retry_errors: bool,
     /// Hide progress and log lines.
     pub quiet: bool,
     /// Verbosity level (`-v` count).
     pub verbose: u8,
 }
 
+/// The number of CPUs this process may use (cgroup quotas included), 1 if
+/// it cannot be determined.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
+}
+
+/// The jobs of a run: `--jobs` bounded by the number of CPUs, which is also
+/// the default. Each job is a pdfium worker process and two document
+/// threads doing CPU work (pdfium, Tesseract, the finders), so more jobs
+/// than CPUs only cost memory: `--jobs 100000` once started 77 processes
+/// and 3.1 GB for 46 PDFs. The second value says so when `--jobs` was cut.
+pub fn jobs(requested: Option<NonZeroUsize>, cpus: usize) -> (usize, Option<String>) {
+    let cpus = cpus.max(1);
+    match requested.map(NonZeroUsize::get) {
+        None => (cpus, None),
+        Some(n) if n <= cpus => (n, None),
+        Some(n) => (
+            cpus,
+            Some(format!(
+                "colophon: --jobs {n} is more than the {cpus} CPU(s) here; using --jobs {cpus}"
+            )),
+        ),
+    }
+}
+
 impl RunOptions {
-    /// Built from the flags; `--jobs` defaults to the available parallelism
-    /// (1 if it cannot be determined).
+    /// Built from the flags; `--jobs` is bounded by (and defaults to) the
+    /// number of CPUs, see [`jobs`].
     pub fn from_cli(cli: &Cli) -> RunOptions {
         let f = &cli.flags;
-        let jobs = f
-            .jobs
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get);
+        let (jobs, _) = jobs(f.jobs, cpus());
         RunOptions {
             jobs,
             json: f.json,
             rehash: f.rehash,
+            retry_errors: f.retry_errors,
             quiet: f.quiet,
             verbose: f.verbose,
         }
@@ -289,21 +320,41 @@ mod tests {
     }
 
     #[test]
+    fn jobs_are_bounded_by_the_cpus() {
+        let n = |k: usize| NonZeroUsize::new(k);
+        assert_eq!(jobs(None, 8), (8, None));
+        assert_eq!(jobs(n(3), 8), (3, None));
+        assert_eq!(jobs(n(8), 8), (8, None));
+        assert_eq!(
+            jobs(n(100_000), 8),
+            (
+                8,
+                Some(
+                    "colophon: --jobs 100000 is more than the 8 CPU(s) here; using --jobs 8".into()
+                )
+            )
+        );
+        assert_eq!(jobs(None, 0).0, 1, "an unknown CPU count means one job");
+    }
+
+    #[test]
     fn run_options_from_flags() {
-        let cli = parse(&["-j", "3", "--json", "--rehash", "-vv"]).unwrap();
+        let cli = parse(&["-j", "1", "--json", "--rehash", "--retry-errors", "-vv"]).unwrap();
         assert_eq!(
             RunOptions::from_cli(&cli),
             RunOptions {
-                jobs: 3,
+                jobs: 1,
                 json: true,
                 rehash: true,
+                retry_errors: true,
                 quiet: false,
                 verbose: 2,
             }
         );
         let quiet = RunOptions::from_cli(&parse(&["-q"]).unwrap());
         assert!(quiet.quiet);
-        let expected = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        assert_eq!(quiet.jobs, expected);
+        assert_eq!(quiet.jobs, cpus());
+        let many = RunOptions::from_cli(&parse(&["--jobs", "100000"]).unwrap());
+        assert_eq!(many.jobs, cpus());
     }
 }

@@ -7,6 +7,12 @@
 //! readers accept; a `.pdf` without it is kept so that it gets an error
 //! record saying so. Our own temporary files and annotation exports are
 //! never reported.
+//!
+//! A `.pdf` that is not a regular file (a named pipe, a socket, a device,
+//! or a symbolic link to one or to nothing) is kept too, so that it gets a
+//! record with [`not_a_regular_file`]'s reason instead of vanishing, and it
+//! is never opened: opening a FIFO for reading blocks until a writer comes,
+//! and reading a device may never end.
 
 use crate::model::PdfFile;
 use anyhow::{Context, Result};
@@ -38,10 +44,7 @@ pub fn discover(data_dir: &Path, ignore_dir_name: &str) -> Result<Vec<PdfFile>> 
         .into_par_iter()
         .filter_map(|(path, rel, ignored)| {
             let has_pdf_header = has_pdf_header(&path);
-            let named_pdf = path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
-            (has_pdf_header || named_pdf).then_some(PdfFile {
+            (has_pdf_header || is_pdf_name(&path)).then_some(PdfFile {
                 path,
                 rel,
                 ignored,
@@ -81,16 +84,21 @@ fn walk(
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        // metadata() follows symlinks; a dangling link is skipped.
+        let rel = || path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        // metadata() follows symlinks.
         let Ok(meta) = fs::metadata(&path) else {
+            // A dangling link (or a loop of links) named like a PDF gets
+            // an error record; any other name is not ours to judge.
+            if is_pdf_name(&path) {
+                out.push((path.clone(), rel(), ignored));
+            }
             continue;
         };
         if meta.is_dir() {
             let child_ignored = ignored || name == ignore_dir_name;
             walk(root, &path, child_ignored, ignore_dir_name, visited, out)?;
-        } else if meta.is_file() && !is_own_file(&name) {
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            out.push((path, rel, ignored));
+        } else if (meta.is_file() || is_pdf_name(&path)) && !is_own_file(&name) {
+            out.push((path.clone(), rel(), ignored));
         }
     }
     Ok(())
@@ -103,12 +111,79 @@ fn is_own_file(name: &str) -> bool {
         || name.ends_with("--ann.md")
 }
 
-/// `%PDF-` within the first [`HEADER_WINDOW`] bytes.
+/// Named `*.pdf`, in any case.
+fn is_pdf_name(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+}
+
+/// Why `path` cannot be read as a document although it was found (or
+/// given) as one: it is not a regular file once symbolic links are
+/// followed. `None` for a regular file (and for a path that cannot be
+/// examined at all: reading it then fails with the system's reason).
+/// Looks at metadata only, never opens the file.
+pub fn not_a_regular_file(path: &Path) -> Option<String> {
+    const ONLY: &str = "colophon reads only regular files";
+    let link = fs::symlink_metadata(path).ok()?;
+    let target = || {
+        fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into())
+    };
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && link.is_symlink() => {
+            return Some(format!(
+                "a symbolic link to {}, which does not exist",
+                target()
+            ));
+        }
+        Err(e) if link.is_symlink() => {
+            return Some(format!(
+                "a symbolic link to {} that cannot be followed: {e}",
+                target()
+            ));
+        }
+        Err(_) => return None,
+    };
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let what = if t.is_file() || t.is_dir() {
+        return None;
+    } else if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
+    };
+    Some(if link.is_symlink() {
+        format!("a symbolic link to {}, which is {what}: {ONLY}", target())
+    } else {
+        format!("{what}, not a regular file: {ONLY}")
+    })
+}
+
+/// `%PDF-` within the first [`HEADER_WINDOW`] bytes. Only a regular file
+/// can have one: the file is opened without blocking (a FIFO would wait
+/// for a writer) and anything else is refused before a byte is read.
 pub fn has_pdf_header(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
     let mut buf = [0u8; HEADER_WINDOW];
-    let Ok(mut f) = fs::File::open(path) else {
+    let Ok(mut f) = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    else {
         return false;
     };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut n = 0;
     while n < buf.len() {
         match f.read(&mut buf[n..]) {
@@ -160,6 +235,53 @@ mod tests {
                 ("no-extension".into(), false, true),
             ]
         );
+    }
+
+    #[test]
+    fn special_pdfs_are_kept_with_a_reason_and_never_opened() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("data");
+        write(&d.join("ok.pdf"), b"%PDF-1.4");
+        let fifo = d.join("pipe.pdf");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", d.join("zero.pdf")).unwrap();
+        std::os::unix::fs::symlink("gone.pdf", d.join("dangling.pdf")).unwrap();
+        // Not named like a PDF: not ours to report.
+        std::os::unix::fs::symlink("gone", d.join("dangling-notes")).unwrap();
+
+        // A FIFO with no writer: opening it for reading would block here.
+        let files = discover(&d, "_ignore").unwrap();
+        let got: Vec<_> = files
+            .iter()
+            .map(|f| (f.rel.to_string_lossy().into_owned(), f.has_pdf_header))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("dangling.pdf".to_string(), false),
+                ("ok.pdf".to_string(), true),
+                ("pipe.pdf".to_string(), false),
+                ("zero.pdf".to_string(), false),
+            ]
+        );
+        assert_eq!(not_a_regular_file(&d.join("ok.pdf")), None);
+        assert_eq!(not_a_regular_file(&d), None);
+        assert_eq!(
+            not_a_regular_file(&fifo).unwrap(),
+            "a named pipe (FIFO), not a regular file: colophon reads only regular files"
+        );
+        assert_eq!(
+            not_a_regular_file(&d.join("zero.pdf")).unwrap(),
+            "a symbolic link to /dev/zero, which is a character device: colophon reads only \
+             regular files"
+        );
+        assert_eq!(
+            not_a_regular_file(&d.join("dangling.pdf")).unwrap(),
+            "a symbolic link to gone.pdf, which does not exist"
+        );
+        assert!(!has_pdf_header(&fifo) && !has_pdf_header(Path::new("/dev/zero")));
     }
 
     #[test]

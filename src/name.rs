@@ -69,8 +69,36 @@ pub fn numbered_stem(meta: &Metadata, settings: &Settings, n: u32) -> Option<Str
         String::new()
     };
     let budget = Budget::for_suffix(settings.max_filename_length, &collision);
-    let stem = fitted_stem(meta, &settings.filename_template, budget)?;
+    // A template whose placeholders are all empty for this document
+    // ("{doi}" on a book) renders nothing: no name rather than ".pdf", a
+    // hidden file, and "--ann.json" beside it.
+    let stem = fitted_stem(meta, &settings.filename_template, budget).filter(|s| usable_stem(s))?;
     Some(format!("{stem}{collision}"))
+}
+
+/// A stem that makes a visible, ordinary file name.
+fn usable_stem(stem: &str) -> bool {
+    !stem.trim().is_empty() && stem != "." && stem != ".."
+}
+
+/// Whether `template` can give any document a name: filled with a value
+/// in every placeholder, something is left once the name is made safe
+/// (`"."`, `".."` or `" - "` leave nothing). `FILENAME_TEMPLATE` is
+/// checked with it, so that a template that never names is refused.
+pub fn template_can_name(template: &str) -> bool {
+    let mut out = String::new();
+    fill(&parse_template(template), &|_| "x".to_string(), &mut out);
+    usable_stem(&tidy(&sanitize(&out)))
+}
+
+/// The note a record carries when `FILENAME_TEMPLATE` gives a complete
+/// document no name, so that the kept name is explained.
+pub fn no_name_note(settings: &Settings) -> String {
+    format!(
+        "FILENAME_TEMPLATE {:?} gives this document no name (its placeholders are empty \
+         here); the current name is kept",
+        settings.filename_template
+    )
 }
 
 /// Names of the annotation exports for a stem: (`<stem>--ann.md`, `<stem>--ann.json`).
@@ -512,6 +540,46 @@ mod tests {
         for n in [name, &md, &json] {
             assert!(n.chars().count() <= max, "{n:?} longer than {max} chars");
             assert!(n.len() <= 255, "{n:?} longer than 255 bytes");
+        }
+    }
+
+    #[test]
+    fn a_template_that_renders_nothing_gives_no_name() {
+        let book = meta("The Ledger and the Lantern", &["Ada Lovelace"], Some(2004));
+        for template in [
+            "{doi}",
+            "{doi}.",
+            ".{isbn}",
+            "({doi}) - [{isbn}]",
+            "{doi} - {isbn}",
+        ] {
+            let s = Settings {
+                filename_template: template.into(),
+                ..settings(100)
+            };
+            assert_eq!(proposed_filename(&book, &s), None, "{template}");
+            assert_eq!(numbered_filename(&book, &s, 2), None, "{template}");
+            assert!(template_can_name(template), "{template} names a paper");
+        }
+        let mut paper = book.clone();
+        paper.doi = Some("10.1000/xyz".into());
+        let s = Settings {
+            filename_template: "{doi}".into(),
+            ..settings(100)
+        };
+        assert_eq!(
+            proposed_filename(&paper, &s).as_deref(),
+            Some("10.1000-xyz.pdf")
+        );
+    }
+
+    #[test]
+    fn templates_that_can_never_name_are_recognised() {
+        for never in [".", "..", "...", " - ", " . ", "-.-", ", ;"] {
+            assert!(!template_can_name(never), "{never:?}");
+        }
+        for some in ["{title}", "x", "{year}.", "()", ".{doi}", "book"] {
+            assert!(template_can_name(some), "{some:?}");
         }
     }
 

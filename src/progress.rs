@@ -1,8 +1,12 @@
 //! Progress on stderr. Stages talk to a [`Reporter`]; indicatif lives only
 //! here. Bars are shown when stderr is a terminal (and not `-q`); otherwise
-//! a few plain log lines say what happens.
+//! a few plain log lines say what happens. `-q` keeps errors only.
+//!
+//! Every line is printed with its control characters escaped (see
+//! [`crate::report::escape_controls`]): messages quote file names, and a
+//! name must not send escape codes to the terminal.
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -18,8 +22,14 @@ pub trait Reporter: Send + Sync {
     fn pages_done(&self, n: u64);
     /// Pages waiting for or in the vision backend.
     fn vision_queue(&self, waiting: u64);
-    /// A line for the user (warnings, one-off notices).
+    /// A line for the user (warnings, one-off notices, the summary line);
+    /// not shown with `-q`.
     fn message(&self, msg: &str);
+    /// An error that stops the run or loses work (a failed write, an
+    /// installation error); shown even with `-q`.
+    fn error(&self, msg: &str) {
+        self.message(msg);
+    }
     /// The run is over; bars are cleared.
     fn finish(&self);
 }
@@ -35,7 +45,7 @@ pub fn reporter(quiet: bool) -> Box<dyn Reporter> {
     }
 }
 
-/// `-q`: only messages.
+/// `-q`: results (on stdout, not here) and errors only, as its help says.
 pub struct Quiet;
 
 impl Reporter for Quiet {
@@ -43,10 +53,46 @@ impl Reporter for Quiet {
     fn file_done(&self) {}
     fn pages_done(&self, _: u64) {}
     fn vision_queue(&self, _: u64) {}
-    fn message(&self, msg: &str) {
-        eprintln!("{msg}");
+    fn message(&self, _: &str) {}
+    fn error(&self, msg: &str) {
+        eprintln!("{}", for_terminal(msg));
     }
     fn finish(&self) {}
+}
+
+/// `msg` with the control characters of each line escaped; line breaks
+/// between lines stay (the `-v` counts are several lines).
+fn for_terminal(msg: &str) -> String {
+    msg.split('\n')
+        .map(crate::report::escape_controls)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A rate for people: three significant digits at most ("0.53/s",
+/// "12.4/s", "187/s"), not indicatif's four decimals ("0.5273/s").
+pub fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        "0/s".to_string()
+    } else if per_sec >= 100.0 {
+        format!("{per_sec:.0}/s")
+    } else if per_sec >= 10.0 {
+        format!("{per_sec:.1}/s")
+    } else {
+        format!("{per_sec:.2}/s")
+    }
+}
+
+/// A bar style with the `{rate}` key ([`rate`]).
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("static template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&rate(state.per_sec()));
+            },
+        )
 }
 
 /// indicatif bars: files, pages, vision queue.
@@ -62,20 +108,14 @@ impl Bars {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
         let files = multi.add(ProgressBar::new(0));
         files.set_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
-                .expect("static template")
-                .progress_chars("=> "),
+            style("{prefix:>8} [{bar:30}] {pos}/{len} {rate} eta {eta}").progress_chars("=> "),
         );
         files.set_prefix("files");
         let pages = multi.add(ProgressBar::new_spinner());
-        pages.set_style(
-            ProgressStyle::with_template("{prefix:>8} {pos} read ({per_sec})")
-                .expect("static template"),
-        );
+        pages.set_style(style("{prefix:>8} {pos} read ({rate})"));
         pages.set_prefix("pages");
         let vision = multi.add(ProgressBar::new_spinner());
-        vision
-            .set_style(ProgressStyle::with_template("{prefix:>8} {msg}").expect("static template"));
+        vision.set_style(style("{prefix:>8} {msg}"));
         vision.set_prefix("vision");
         Bars {
             multi,
@@ -100,7 +140,7 @@ impl Reporter for Bars {
         self.vision.set_message(format!("{waiting} pages queued"));
     }
     fn message(&self, msg: &str) {
-        let _ = self.multi.println(msg);
+        let _ = self.multi.println(for_terminal(msg));
     }
     fn finish(&self) {
         self.files.finish_and_clear();
@@ -154,7 +194,30 @@ impl Reporter for Plain {
     }
     fn vision_queue(&self, _: u64) {}
     fn message(&self, msg: &str) {
-        eprintln!("{msg}");
+        eprintln!("{}", for_terminal(msg));
     }
     fn finish(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_have_three_significant_digits_at_most() {
+        assert_eq!(rate(0.5273), "0.53/s");
+        assert_eq!(rate(3.14159), "3.14/s");
+        assert_eq!(rate(12.44), "12.4/s");
+        assert_eq!(rate(187.3), "187/s");
+        assert_eq!(rate(0.0), "0/s");
+        assert_eq!(rate(f64::NAN), "0/s");
+    }
+
+    #[test]
+    fn terminal_lines_keep_line_breaks_and_escape_the_rest() {
+        assert_eq!(
+            for_terminal("a\x1b[31m.pdf: done\n  files 3"),
+            "a\\x1b[31m.pdf: done\n  files 3"
+        );
+    }
 }

@@ -186,18 +186,23 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
                 Source {
                     page: page.map(|p| p + offset),
                     via: *via,
+                    confidence: decision.confidence.get(field).copied(),
                 },
             )
         })
         .collect();
     let shift = |v: &[u32]| v.iter().map(|p| p + offset).collect::<Vec<_>>();
-    let metadata = decision.metadata.clone();
+    let (metadata, unsure) = crate::decide::split_by_confidence(decision, settings.min_confidence);
     let status = if metadata.is_complete() {
         Status::Complete
     } else {
         Status::Incomplete
     };
     let proposed_filename = crate::name::proposed_filename(&metadata, settings);
+    let mut warnings = result.warnings.clone();
+    if proposed_filename.is_none() && metadata.is_complete() {
+        warnings.push(crate::name::no_name_note(settings));
+    }
     Record {
         path: rel_string(&file.rel),
         blake3: Some(hash_hex),
@@ -205,6 +210,7 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
         status,
         error: None,
         metadata,
+        unsure,
         sources,
         pages_read: crate::model::PagesRead {
             front: shift(&result.pages_read.front),
@@ -216,7 +222,7 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
         },
         proposed_filename,
         written: false,
-        warnings: result.warnings.clone(),
+        warnings,
     }
 }
 
@@ -261,13 +267,42 @@ pub fn table_row(r: &Record) -> String {
     if let Some(why) = failed_write {
         fields.push(format!("write failed: {why}"));
     }
-    format!(
+    let row = format!(
         "{}  →  {}  [{}]  {}",
         r.path,
         proposed,
         status,
         fields.join(" | ")
-    )
+    );
+    escape_controls(&row).into_owned()
+}
+
+/// `s` with every control character (C0, DEL, C1) and every bidirectional
+/// override written as an escape (`\n`, `\t`, `\x1b`, `\u{202e}`), for text
+/// meant for a terminal or a person: a file name (or a title, or an error
+/// quoting one) can then neither split a row of the table nor send escape
+/// codes to the terminal. JSON output keeps names exact. A backslash is
+/// left as it is, so names with one read naturally.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    // Bidirectional embeddings, overrides and isolates reorder what
+    // follows them on screen (a name can pose as another).
+    let hostile =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(hostile) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hostile(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if hostile(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -409,6 +444,7 @@ impl Summary {
     /// record, pages, OCR and vision answers came from (this summary being
     /// that document's own).
     pub fn document_line(&self, path: &str, cached: bool) -> String {
+        let path = escape_controls(path);
         let hash = if self.hash_memo > 0 {
             "hash from the stat memo"
         } else {
@@ -477,6 +513,31 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_in_names_are_escaped_in_the_table() {
+        let name = "evil\nrow\x1b[31mred\u{9b}\u{202e}fdp.exe\t\x7f.pdf";
+        let mut r = Record::error(name.to_string(), None, format!("reading data/{name}"));
+        r.proposed_filename = Some("a\rb.pdf".into());
+        let row = table_row(&r);
+        assert_eq!(
+            row,
+            "evil\\nrow\\x1b[31mred\\u{9b}\\u{202e}fdp.exe\\t\\x7f.pdf  →  a\\rb.pdf  [error]  \
+             error: reading data/evil\\nrow\\x1b[31mred\\u{9b}\\u{202e}fdp.exe\\t\\x7f.pdf"
+        );
+        assert!(!row.chars().any(char::is_control), "{row:?}");
+        // Plain names, accents and backslashes are shown as they are.
+        assert_eq!(
+            escape_controls("Müller \\ Søn – Ω.pdf"),
+            "Müller \\ Søn – Ω.pdf"
+        );
+        assert!(matches!(
+            escape_controls("plain.pdf"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let line = Summary::default().document_line("a\x1b[2Jb.pdf", true);
+        assert_eq!(line, "a\\x1b[2Jb.pdf: hashed; record from the cache");
+    }
 
     #[test]
     fn utc_format() {

@@ -103,6 +103,10 @@ pub struct Settings {
     pub matter: MatterConfig,
     /// `PAGE_NUM_OFFSET`: 0 or 1, base of page numbers shown to people.
     pub page_num_offset: u32,
+    /// `MIN_CONFIDENCE`: a value whose probability (from the trained
+    /// ranker) is below this is not proposed, named or written; it appears
+    /// in the annotation exports as unsure.
+    pub min_confidence: f32,
     /// `WRITE_PDF_CHANGES`: write metadata and names (default: dry run).
     pub write_pdf_changes: bool,
     /// `MAX_FILENAME_LENGTH`: cap in characters for every created name, >= 40.
@@ -113,7 +117,7 @@ pub struct Settings {
     pub vlm_model: String,
     /// `VLM_PORT`
     pub vlm_port: u16,
-    /// `VLM_TIMEOUT` seconds per request.
+    /// `VLM_TIMEOUT` seconds per request, > 0.
     pub vlm_timeout: f64,
     /// `VLM_MAX_RETRIES`
     pub vlm_max_retries: u32,
@@ -130,7 +134,7 @@ pub struct Settings {
     /// `FILENAME_TEMPLATE`
     pub filename_template: String,
     /// `PDF_TIMEOUT`: seconds a worker may spend on one document before it
-    /// is killed and the document fails.
+    /// is killed and the document fails, > 0.
     pub pdf_timeout: f64,
     /// `OCR_LANGUAGES`: Tesseract language codes joined with `+`.
     pub ocr_languages: String,
@@ -143,6 +147,7 @@ impl Default for Settings {
         Settings {
             matter: MatterConfig::default(),
             page_num_offset: 1,
+            min_confidence: crate::decide::ranker::DEFAULT_MIN_CONFIDENCE,
             write_pdf_changes: false,
             max_filename_length: 250,
             analyze_with_vision: false,
@@ -294,6 +299,11 @@ enum Kind {
     },
     /// A duration in seconds: a finite number in 0..=MAX_SECONDS.
     Seconds,
+    /// A time limit in seconds: a finite number in (0, MAX_SECONDS]. Zero
+    /// is refused rather than given a meaning: as "no limit" one hostile
+    /// PDF or a silent backend would stall the run forever, and as a
+    /// literal limit every document would fail.
+    Limit,
     Choice(&'static [&'static str]),
     /// An http(s) URL.
     Url,
@@ -372,6 +382,13 @@ impl Kind {
                 )),
                 _ => Err("must be a number of seconds >= 0".into()),
             },
+            (Kind::Limit, value) => match number(value) {
+                Some(f) if f.is_finite() && f > 0.0 && f <= MAX_SECONDS => Ok(Typed::Float(f)),
+                _ => Err(format!(
+                    "must be a number of seconds > 0 and at most {MAX_SECONDS} (0 is not \"no \
+                     limit\": raise the limit instead)"
+                )),
+            },
             (Kind::Choice(options), V::String(s)) if options.contains(&s.as_str()) => {
                 Ok(Typed::Str(s.clone()))
             }
@@ -415,11 +432,13 @@ impl Kind {
                 .map_err(|_| int_allowed(min, max, &V::String(text.into()))),
             // A string never passes a number kind, so `check` yields the
             // "what is allowed" text for unparsable input.
-            Kind::Float { .. } | Kind::Seconds => t.parse::<f64>().map(V::Float).map_err(|_| {
-                self.check(&V::String(text.into()))
-                    .err()
-                    .unwrap_or_default()
-            }),
+            Kind::Float { .. } | Kind::Seconds | Kind::Limit => {
+                t.parse::<f64>().map(V::Float).map_err(|_| {
+                    self.check(&V::String(text.into()))
+                        .err()
+                        .unwrap_or_default()
+                })
+            }
             _ => Ok(V::String(text.to_string())),
         }
     }
@@ -489,6 +508,14 @@ fn check_template(template: &str) -> Result<(), String> {
             ));
         }
         rest = &after[end + 1..];
+    }
+    if !crate::name::template_can_name(template) {
+        return Err(format!(
+            "can never give a file name: nothing is left once the dots, spaces and \
+             separators a name cannot start or end with are removed; {} (for example \
+             \"{{authors}} - {{title}} ({{year}})\")",
+            placeholders_allowed()
+        ));
     }
     Ok(())
 }
@@ -580,6 +607,12 @@ const LEAVES: &[Leaf] = &[
         get: |s| int(s.page_num_offset),
     },
     Leaf {
+        key: "MIN_CONFIDENCE",
+        kind: Kind::Float { min: 0.0, max: 1.0 },
+        set: |s, v| s.min_confidence = v.float() as f32,
+        get: |s| float32(s.min_confidence),
+    },
+    Leaf {
         key: "WRITE_PDF_CHANGES",
         kind: Kind::Bool,
         set: |s, v| s.write_pdf_changes = v.bool(),
@@ -611,7 +644,7 @@ const LEAVES: &[Leaf] = &[
     },
     Leaf {
         key: "VLM_TIMEOUT",
-        kind: Kind::Seconds,
+        kind: Kind::Limit,
         set: |s, v| s.vlm_timeout = v.float(),
         get: |s| toml::Value::Float(s.vlm_timeout),
     },
@@ -655,7 +688,7 @@ const LEAVES: &[Leaf] = &[
     },
     Leaf {
         key: "PDF_TIMEOUT",
-        kind: Kind::Seconds,
+        kind: Kind::Limit,
         set: |s, v| s.pdf_timeout = v.float(),
         get: |s| toml::Value::Float(s.pdf_timeout),
     },
@@ -1478,6 +1511,9 @@ mod tests {
         );
     }
 
+    /// What `VLM_TIMEOUT` and `PDF_TIMEOUT` accept.
+    const LIMIT: &str = "must be a number of seconds > 0 and at most 1000000000 (0 is not \"no limit\": raise the limit instead)";
+
     #[test]
     fn out_of_range_values_are_refused() {
         let cases: &[(&str, &str, &str)] = &[
@@ -1521,26 +1557,17 @@ mod tests {
                 "MAX_FILENAME_LENGTH = 39",
                 "must be an integer >= 40",
             ),
-            (
-                "VLM_TIMEOUT = -1",
-                "VLM_TIMEOUT = -1",
-                "must be a number of seconds >= 0",
-            ),
+            ("VLM_TIMEOUT = -1", "VLM_TIMEOUT = -1", LIMIT),
+            ("VLM_TIMEOUT = 0", "VLM_TIMEOUT = 0", LIMIT),
+            ("PDF_TIMEOUT = 0", "PDF_TIMEOUT = 0", LIMIT),
+            ("PDF_TIMEOUT = 0.0", "PDF_TIMEOUT = 0.0", LIMIT),
             (
                 "VLM_RETRY_DELAY = -0.5",
                 "VLM_RETRY_DELAY = -0.5",
                 "must be a number of seconds >= 0",
             ),
-            (
-                "PDF_TIMEOUT = nan",
-                "PDF_TIMEOUT = nan",
-                "must be a number of seconds >= 0",
-            ),
-            (
-                "PDF_TIMEOUT = 1e12",
-                "PDF_TIMEOUT = 1000000000000.0",
-                "must be a number of seconds from 0 to 1000000000",
-            ),
+            ("PDF_TIMEOUT = nan", "PDF_TIMEOUT = nan", LIMIT),
+            ("PDF_TIMEOUT = 1e12", "PDF_TIMEOUT = 1000000000000.0", LIMIT),
             (
                 "VLM_MAX_RETRIES = -1",
                 "VLM_MAX_RETRIES = -1",
@@ -1634,6 +1661,13 @@ mod tests {
         assert!(file_error("FILENAME_TEMPLATE = \"{title\"").contains("has an unclosed {"));
         assert!(file_error("FILENAME_TEMPLATE = \"title}\"").contains("has a } without {"));
         assert!(file_error("FILENAME_TEMPLATE = \"\"").contains("must not be empty"));
+        for never in [".", "..", " - ", "-.-"] {
+            assert!(
+                file_error(&format!("FILENAME_TEMPLATE = \"{never}\""))
+                    .contains("can never give a file name"),
+                "{never:?}"
+            );
+        }
         let (s, _) = from_file("FILENAME_TEMPLATE = \"{year} {doi}\"").unwrap();
         assert_eq!(s.filename_template, "{year} {doi}");
     }
@@ -1659,7 +1693,7 @@ mod tests {
             ),
             (
                 "VLM_TIMEOUT = \"60\"",
-                "invalid setting VLM_TIMEOUT = \"60\" (from colophon.toml): must be a number of seconds >= 0",
+                "invalid setting VLM_TIMEOUT = \"60\" (from colophon.toml): must be a number of seconds > 0 and at most 1000000000 (0 is not \"no limit\": raise the limit instead)",
             ),
             (
                 "MATTER_CONFIG = 3",
@@ -1732,7 +1766,7 @@ mod tests {
         );
         assert_eq!(
             env_error(&[("VLM_TIMEOUT", "soon")]),
-            "invalid setting VLM_TIMEOUT = soon (from environment): must be a number of seconds >= 0"
+            format!("invalid setting VLM_TIMEOUT = soon (from environment): {LIMIT}")
         );
         assert_eq!(
             env_error(&[("MAX_FILENAME_LENGTH", "12.5")]),

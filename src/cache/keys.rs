@@ -125,6 +125,22 @@ pub fn written_key(
         .finish()
 }
 
+/// Bump when the stored layout of a cached failure changes.
+pub const FAILURE_VERSION: u32 = 1;
+
+/// A document's deterministic failure (a broken or encrypted PDF), stored
+/// beside records: the key the record would have had (content hash, stage
+/// versions, settings) plus the colophon version, so that a new release
+/// reads the document again (it may have learnt to) and so does any
+/// change that would recompute the record.
+pub fn failure_key(record: &Key, colophon_version: &str) -> Key {
+    Key::domain("failure")
+        .u32(FAILURE_VERSION)
+        .str(colophon_version)
+        .bytes(record.as_bytes())
+        .finish()
+}
+
 /// Versions of the stages a record depends on, gathered by the caller
 /// from each stage module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +212,35 @@ mod tests {
         let mut s = Settings::default();
         f(&mut s);
         record_key(&H, &s, &V)
+    }
+
+    #[test]
+    fn failures_are_retried_by_a_new_version_and_whatever_recomputes_the_record() {
+        let base = rec(|_| {});
+        let failed = failure_key(&base, "0.1.0");
+        assert_ne!(failed, base, "never the record's own entry");
+        assert_ne!(failure_key(&base, "0.1.1"), failed);
+        assert_ne!(
+            failure_key(&rec(|s| s.matter.front.max_pages = 3), "0.1.0"),
+            failed
+        );
+        let newer = StageVersions { inspect: 2, ..V };
+        assert_ne!(
+            failure_key(&record_key(&H, &Settings::default(), &newer), "0.1.0"),
+            failed
+        );
+        assert_ne!(
+            failure_key(
+                &record_key(&DocHash([8; 32]), &Settings::default(), &V),
+                "0.1.0"
+            ),
+            failed
+        );
+        // Settings that do not change a record do not retry a failure.
+        assert_eq!(
+            failure_key(&rec(|s| s.filename_template = "{title}".into()), "0.1.0"),
+            failed
+        );
     }
 
     #[test]

@@ -30,7 +30,13 @@
 //!
 //! The cache never fails a run: an entry that does not decode (corrupt, or
 //! written by an older layout) is a miss with one warning, a failed store is
-//! a warning. Failed results are never stored.
+//! a warning. Failed results are never stored, with one exception: the
+//! failure of a document that reading the same bytes again would repeat (a
+//! broken or encrypted PDF) is stored in the record tree under
+//! `keys::failure_key` (the record key plus the colophon version), so a
+//! warm rerun does not read it again; `--retry-errors` or a new version
+//! does. Timeouts, crashed workers, I/O errors and missing installations
+//! are never stored.
 
 pub mod keys;
 mod pages;

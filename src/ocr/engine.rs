@@ -24,6 +24,17 @@ use std::time::Duration;
 /// The program run, found on `PATH`.
 const PROGRAM: &str = "tesseract";
 
+/// Tesseract is not installed: an error of the installation, not of a
+/// page, so the run stops once with this message (as for a missing
+/// pdfium) instead of failing every scanned PDF with it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the `tesseract` program was not found on PATH, and scanned pages need it: install \
+     Tesseract (Debian/Ubuntu: sudo apt-get install tesseract-ocr tesseract-ocr-eng; \
+     macOS: brew install tesseract)"
+)]
+pub struct TesseractMissing;
+
 /// Recognises `img` (`dpi` pixels per inch) with Tesseract in automatic page
 /// segmentation (PSM 3) and returns the hOCR document. Kills tesseract and
 /// fails when it takes longer than `timeout`.
@@ -43,10 +54,7 @@ pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Res
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => anyhow::anyhow!(
-                "the `{PROGRAM}` program was not found on PATH: install Tesseract \
-                 (Debian: tesseract-ocr and tesseract-ocr-eng)"
-            ),
+            std::io::ErrorKind::NotFound => anyhow::Error::new(TesseractMissing),
             _ => anyhow::Error::new(e).context(format!("starting {PROGRAM}")),
         })?;
 

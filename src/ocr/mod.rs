@@ -64,6 +64,7 @@ use anyhow::{Result, bail};
 use image::GrayImage;
 use std::time::Duration;
 
+pub use engine::TesseractMissing;
 pub use engine::version as engine_version;
 pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
 
