@@ -24,8 +24,9 @@ GEN_DIR=${GEN_DIR:-$(cd .. && pwd)/gen-books}
 work=${TRAIN_WORK:-$root/target/train}
 python3 -c 'import numpy, matplotlib' 2>/dev/null ||
   python3 -m pip install -q -r scripts/train-requirements.txt
-cargo build --release --quiet
-bin=$root/target/release/colophon
+# COLOPHON_BIN: an already built binary (skips the build).
+bin=${COLOPHON_BIN:-$root/target/release/colophon}
+[ -n "${COLOPHON_BIN:-}" ] || cargo build --release --quiet
 
 run_set() { # name pdf-dir
   local dir=$work/$1

@@ -531,3 +531,66 @@ fn verbose_says_where_each_stage_got_its_result() {
     let out = p.cmd().args(["run", "--json"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("a.pdf: "));
 }
+
+#[test]
+fn min_confidence_decides_what_is_proposed_and_unsure_values_stay_visible() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    // Everything the ranker found, with its probability.
+    p.config("MIN_CONFIDENCE = 0.0\n");
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = record_for(&records, "a.pdf");
+    let title = r["metadata"]["title"].as_str().expect("a title at 0.0");
+    let conf = r["sources"]["title"]["confidence"]
+        .as_f64()
+        .expect("the title's probability");
+    assert!(conf > 0.0 && conf <= 1.0, "{conf}");
+    assert!(r["proposed_filename"].is_string());
+
+    // Above every probability: nothing is proposed or named; the values
+    // are kept as unsure, in the record and in the annotation export.
+    p.config("MIN_CONFIDENCE = 1.0\n");
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = record_for(&records, "a.pdf");
+    assert!(r["metadata"]["title"].is_null(), "{r}");
+    assert_eq!(r["unsure"]["title"].as_str(), Some(title));
+    assert_eq!(r["status"], "incomplete");
+    assert!(r["proposed_filename"].is_null(), "{r}");
+    let ann = std::fs::read_dir(p.root().join("cache/runs/latest/ann"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().ends_with("--ann.md"))
+        .expect("an --ann.md export");
+    let md = std::fs::read_to_string(ann.path()).unwrap();
+    assert!(md.contains("(unsure)"), "{md}");
+}
+
+#[test]
+fn candidates_json_and_vv_explain_why_a_value_won() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    let out = p.cmd().args(["run", "-vv", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let top: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("title #"))
+        .collect();
+    assert!(!top.is_empty() && top.len() <= 3, "{stderr}");
+    assert!(top[0].contains("p="), "{}", top[0]);
+
+    let path = p.root().join("cache/runs/latest/diagnostics/a/candidates.json");
+    let list: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&path).expect("candidates.json")).unwrap();
+    let chosen: Vec<&serde_json::Value> = list
+        .iter()
+        .filter(|c| c["field"] == "title" && c["chosen"] == true)
+        .collect();
+    assert_eq!(chosen.len(), 1);
+    assert!(chosen[0]["features"]["size_ratio"].as_f64().is_some());
+    // With -v only, no candidate lines.
+    let out = p.cmd().args(["run", "-v", "--json"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("title #1"));
+}

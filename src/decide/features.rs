@@ -12,7 +12,7 @@ use crate::model::{Candidate, PageText, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
-pub const NAMES: [&str; 27] = [
+pub const NAMES: [&str; 30] = [
     "rule_score",
     "agree_sources",
     "info_agrees",
@@ -40,6 +40,9 @@ pub const NAMES: [&str; 27] = [
     "subtitle_paired",
     "size_rank",
     "doc_size_frac",
+    "kind_copyright",
+    "kind_date",
+    "month_word",
 ];
 
 pub const COUNT: usize = NAMES.len();
@@ -106,6 +109,15 @@ fn body_size(pages: &[PageText]) -> f32 {
         .max_by_key(|(_, n)| *n)
         .map_or(10.0, |(k, _)| (*k as f32 / 2.0).max(1.0))
 }
+
+/// Month names (English, German, French), folded: in an author list they
+/// betray a date line read as a name ("Released October").
+const MONTHS: [&str; 30] = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "januar", "februar", "marz", "juni", "juli", "oktober",
+    "dezember", "janvier", "fevrier", "mars", "avril", "mai", "juin", "juillet", "aout",
+    "septembre", "octobre", "novembre",
+];
 
 /// Where a cluster stands among the field's clusters.
 pub struct Standing {
@@ -207,6 +219,9 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         b(standing.paired_subtitle),
         size_rank,
         doc_size_frac,
+        b(members.iter().any(|c| c.why.contains("copyright"))),
+        b(members.iter().any(|c| c.why.contains("date"))),
+        b(tokens(&text).iter().any(|t| MONTHS.contains(&t.as_str()))),
     ])
 }
 

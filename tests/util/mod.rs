@@ -64,6 +64,7 @@ impl TestProject {
                 || k.starts_with("PAGE_NUM")
                 || k == "WRITE_PDF_CHANGES"
                 || k == "ANALYZE_WITH_VISION"
+                || k == "MIN_CONFIDENCE"
             {
                 c.env_remove(k);
             }
