@@ -6,7 +6,7 @@
 use crate::util::{self, TestProject};
 use lopdf::{Document, Object, Stream, dictionary};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A born-digital book page that reads fine: the run must give it its
@@ -92,6 +92,8 @@ fn blank_page_pdf(side: &str) -> Vec<u8> {
 /// the peak resident memory, in bytes, of the largest process of the run
 /// (colophon, its workers and the tesseracts it waited for: the kernel
 /// folds reaped children's peaks into their parent's).
+// The child is reaped by wait4 (for its rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn run_measured(
     p: &TestProject,
     args: &[&str],
