@@ -637,6 +637,20 @@ pub fn run(
             if cfg.verbose > 0 && done.outcome.is_ok() {
                 let path = report::rel_string(&file.rel);
                 reporter.message(&done.summary.document_line(&path, done.cached));
+                if let (true, Ok(result)) = (cfg.verbose > 1, &done.outcome) {
+                    for line in crate::decide::explain::top_lines(&result.decision, 3) {
+                        reporter.message(&line);
+                    }
+                    // A computed document wrote its own; with -vv a cached
+                    // one explains itself too.
+                    if done.cached {
+                        crate::decide::explain::write_candidates(
+                            &run_dir.diagnostics_dir(&file.rel),
+                            &result.decision,
+                            settings.page_num_offset,
+                        );
+                    }
+                }
             }
             summary += done.summary;
             let mut record = match &done.outcome {

@@ -244,6 +244,7 @@ pub fn process(
 
     if let Some(dir) = diagnostics {
         write_page_diagnostics(dir, &pages, s.page_num_offset);
+        crate::decide::explain::write_candidates(dir, &decision, s.page_num_offset);
     }
     Ok(DocResult {
         page_count: info.page_count,
@@ -455,7 +456,7 @@ fn decide_all(info: &DocInfo, pages: &[PageText], seen: &Seen) -> crate::model::
     let mut candidates = extract::info_candidates(&info.info);
     candidates.extend(extract::text_candidates(&DocText { pages, page_count }));
     candidates.extend(seen.candidates.iter().cloned());
-    crate::decide::decide(&candidates)
+    crate::decide::decide_pages(&candidates, pages, page_count)
 }
 
 /// Sends the pages that meet a vision threshold to the vision callers and

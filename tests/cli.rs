@@ -594,3 +594,27 @@ fn candidates_json_and_vv_explain_why_a_value_won() {
     let out = p.cmd().args(["run", "-v", "--json"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("title #1"));
 }
+
+#[test]
+fn title_needs_the_learned_weights() {
+    // The finders' rule scores rank the byline first on this manual's
+    // title page; the trained ranker picks the title.
+    let p = TestProject::new();
+    p.add("wild_addliga_manual.pdf", "m.pdf");
+    let out = p.cmd().args(["run", "--json", "-q"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(p.root().join("cache/runs/latest/diagnostics/m/candidates.json")).unwrap(),
+    )
+    .unwrap();
+    let titles: Vec<&serde_json::Value> = list.iter().filter(|c| c["field"] == "title").collect();
+    let by_rule = titles
+        .iter()
+        .max_by(|a, b| a["score"].as_f64().unwrap().total_cmp(&b["score"].as_f64().unwrap()))
+        .unwrap();
+    let chosen = titles.iter().find(|c| c["chosen"] == true).expect("a title");
+    assert_eq!(by_rule["value"]["Text"], "Daniel Benjamin Miller");
+    let title = chosen["value"]["Text"].as_str().unwrap();
+    assert!(title.starts_with("addliga"), "{title}");
+    assert!(chosen["probability"].as_f64().unwrap() >= 0.9);
+}

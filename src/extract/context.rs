@@ -77,6 +77,9 @@ pub struct PageCtx<'a> {
     refs: Option<(usize, usize)>,
     /// Lines `[start, end)` that belong to an "also by" list.
     also_by: Option<(usize, usize)>,
+    /// On a contents page, the line of its heading: the lines above it are
+    /// not contents (a title block, a date).
+    pub contents_head: Option<usize>,
 }
 
 impl<'a> PageCtx<'a> {
@@ -226,9 +229,18 @@ pub fn read<'a>(doc: &DocText<'a>) -> Vec<PageCtx<'a>> {
             Some((_, end)) if end == page.lines.len() => Some(page.index),
             _ => None,
         };
+        // A manual often opens with its title block above the contents.
+        let contents_head = (kind == PageKind::Contents)
+            .then(|| {
+                page.lines
+                    .iter()
+                    .position(|l| is_heading(&l.text.to_lowercase(), CONTENTS_HEADINGS))
+            })
+            .flatten();
         out.push(PageCtx {
             page,
             kind,
+            contents_head,
             part,
             from_end,
             body_size: body_size(page),
@@ -402,28 +414,28 @@ fn is_heading(lower: &str, set: &[&str]) -> bool {
     set.iter().any(|h| t == *h)
 }
 
+const CONTENTS_HEADINGS: &[&str] = &[
+    "contents",
+    "table of contents",
+    "brief contents",
+    "inhalt",
+    "inhaltsverzeichnis",
+    "table des matières",
+    "sommaire",
+    "目录",
+    "目 录",
+    "目次",
+    "obsah",
+    "índice",
+    "indice",
+    "sumario",
+];
+
 fn is_contents(lower: &[String]) -> bool {
-    let heading = lower.iter().take(5).any(|t| {
-        is_heading(
-            t,
-            &[
-                "contents",
-                "table of contents",
-                "brief contents",
-                "inhalt",
-                "inhaltsverzeichnis",
-                "table des matières",
-                "sommaire",
-                "目录",
-                "目 录",
-                "目次",
-                "obsah",
-                "índice",
-                "indice",
-                "sumario",
-            ],
-        )
-    });
+    let heading = lower
+        .iter()
+        .take(5)
+        .any(|t| is_heading(t, CONTENTS_HEADINGS));
     let leaders = lower.iter().filter(|t| DOT_LEADER.is_match(t)).count();
     heading || leaders >= 5
 }

@@ -49,13 +49,13 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
 pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut hits: Vec<Hit> = Vec::new();
     for p in pages {
-        if matches!(
-            p.kind,
-            PageKind::Index | PageKind::AlsoBy | PageKind::Contents
-        ) {
-            continue;
-        }
-        for i in 0..p.len() {
+        // Of a contents page, only what stands above its heading.
+        let lines = match p.kind {
+            PageKind::Index | PageKind::AlsoBy => continue,
+            PageKind::Contents => p.contents_head.unwrap_or(0),
+            _ => p.len(),
+        };
+        for i in 0..lines {
             if p.in_references(i) || p.in_also_by(i) {
                 continue;
             }
@@ -792,6 +792,25 @@ mod tests {
         assert_eq!(best(&c).unwrap().0, 2012);
         assert!(best(&c).unwrap().1 >= 0.8);
         assert!(score_of(&c, 1967) < 0.0);
+    }
+
+    #[test]
+    fn date_above_the_contents_of_a_manuals_first_page() {
+        let mut lines = vec![
+            "The quillpen Package",
+            "Marginal Notes for Manuscripts",
+            "Ilse Varnholt",
+            "2021-09-14",
+            "Contents",
+        ];
+        let entries: Vec<String> = (1..9)
+            .map(|n| format!("{n} Section number {n} . . . . . . . . . . {}", n * 3))
+            .collect();
+        lines.extend(entries.iter().map(String::as_str));
+        lines.push("7 Changes in 2019 . . . . . . . . . . 30");
+        let c = run(&[body(0, 300.0, &lines)], 30);
+        assert_eq!(best(&c).map(|b| b.0), Some(2021), "{c:?}");
+        assert!(score_of(&c, 2019) < 0.0, "contents entries are no dates");
     }
 
     #[test]

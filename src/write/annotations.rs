@@ -67,7 +67,10 @@ pub fn render_markdown(r: &Record) -> String {
                     Some(p) => format!("page {p} ({})", src.via.as_str()),
                     None => src.via.as_str().to_string(),
                 };
-                (at, src.confidence.map_or(String::new(), |c| format!("{c:.2}")))
+                (
+                    at,
+                    src.confidence.map_or(String::new(), |c| format!("{c:.2}")),
+                )
             })
             .unwrap_or_default()
     };
@@ -81,7 +84,12 @@ pub fn render_markdown(r: &Record) -> String {
             } else {
                 conf
             };
-            let _ = writeln!(s, "| {name} | {} | {at} | {} |", md_cell(&value), conf.trim());
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {at} | {} |",
+                md_cell(&value),
+                conf.trim()
+            );
         }
     }
 
