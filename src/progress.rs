@@ -206,7 +206,7 @@ mod tests {
     #[test]
     fn rates_have_three_significant_digits_at_most() {
         assert_eq!(rate(0.5273), "0.53/s");
-        assert_eq!(rate(3.14159), "3.14/s");
+        assert_eq!(rate(4.567), "4.57/s");
         assert_eq!(rate(12.44), "12.4/s");
         assert_eq!(rate(187.3), "187/s");
         assert_eq!(rate(0.0), "0/s");
