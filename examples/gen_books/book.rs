@@ -9,15 +9,15 @@ use serde_json::{Value, json};
 use crate::fonts::Fonts;
 use crate::invent::{self, Book};
 use crate::lang::Lang;
+use crate::latex::{self, Tex};
 use crate::layout::{self, Page, PageKind};
-use crate::pages::{self, Composed, Design, Features, Field};
+use crate::pages::{self, Composed, Features, Field};
 use crate::pdf::{self, Info};
 use crate::rng::Rng;
 
 /// A generated book before it is written to disk.
 pub struct Generated {
     pub book: Book,
-    pub design: Design,
     pub composed: Composed,
     pub pages: Vec<Page>,
     pub pdf: Vec<u8>,
@@ -49,8 +49,16 @@ fn junk_title(rng: &mut Rng, book: &Book) -> String {
     }
 }
 
-/// Invents, composes and writes book `id` with the lopdf producer.
-pub fn generate(rng: &mut Rng, id: &str, fonts: &Fonts, features: Features) -> Generated {
+/// Invents, composes and writes book `id`: with pdflatex for a share of
+/// the Latin-script books when `tex` is given, else (or when pdflatex
+/// fails) with lopdf.
+pub fn generate(
+    rng: &mut Rng,
+    id: &str,
+    fonts: &Fonts,
+    features: Features,
+    tex: Option<&Tex>,
+) -> Generated {
     let lang = pick_lang(rng, fonts);
     let book = invent::book(rng, id.to_string(), lang);
     let design = pages::design(rng, lang, fonts);
@@ -70,6 +78,26 @@ pub fn generate(rng: &mut Rng, id: &str, fonts: &Fonts, features: Features) -> G
         producer: "colophon gen_books (lopdf)".into(),
         creator: None,
     };
+    let use_tex = tex.filter(|_| lang != Lang::Ru && rng.chance(0.35));
+    if let Some(tex) = use_tex {
+        let choice = latex::choose(tex, rng);
+        let epoch = (book.year as i64 - 1970) * 31_557_600 + rng.range(0, 31_000_000);
+        match latex::render(&composed.specs, &design.geometry, &choice, epoch) {
+            Ok(pdf) => {
+                let producer = choice.describe();
+                return Generated {
+                    book,
+                    composed,
+                    pages,
+                    pdf,
+                    producer,
+                };
+            }
+            Err(e) => composed
+                .notes
+                .push(format!("(pdflatex failed, lopdf used: {e})")),
+        }
+    }
     let pdf = pdf::write(fonts, &pages, &info);
     let producer = format!(
         "lopdf ({} / {}, {:.0}x{:.0} pt, {} column{})",
@@ -82,7 +110,6 @@ pub fn generate(rng: &mut Rng, id: &str, fonts: &Fonts, features: Features) -> G
     );
     Generated {
         book,
-        design,
         composed,
         pages,
         pdf,

@@ -287,8 +287,3 @@ pub fn winansi(c: char) -> Option<u8> {
         _ => return None,
     })
 }
-
-/// Can a base-14 face print all of `text`?
-pub fn winansi_covers(text: &str) -> bool {
-    text.chars().all(|c| winansi(c).is_some())
-}

@@ -215,6 +215,30 @@ pub fn roman(mut n: u32, upper: bool) -> String {
     if upper { s.to_uppercase() } else { s }
 }
 
+/// The value of a Roman numeral (either case); 0 when it is not one.
+pub fn roman_value(s: &str) -> u32 {
+    let v = |c: char| match c.to_ascii_lowercase() {
+        'i' => 1,
+        'v' => 5,
+        'x' => 10,
+        'l' => 50,
+        'c' => 100,
+        'd' => 500,
+        'm' => 1000,
+        _ => 0,
+    };
+    let digits: Vec<u32> = s.chars().map(v).collect();
+    let mut total = 0;
+    for (i, d) in digits.iter().enumerate() {
+        if digits.get(i + 1).is_some_and(|n| n > d) {
+            total -= *d as i64;
+        } else {
+            total += *d as i64;
+        }
+    }
+    total.max(0) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,7 +252,7 @@ mod tests {
             publication: "40".into(),
         };
         assert_eq!(i.isbn13(), "9781914673405");
-        assert_eq!(i.isbn10(), "1914673402");
+        assert_eq!(i.isbn10(), "1914673409");
         let i = Isbn {
             prefix: "978".into(),
             group: "0".into(),

@@ -32,20 +32,6 @@ impl Person {
             None => format!("{}, {}", self.family, self.given),
         }
     }
-
-    /// "G. Family" (or "G. particle Family").
-    pub fn initialled(&self) -> String {
-        let initials: Vec<String> = self
-            .given
-            .split([' ', '-'])
-            .filter_map(|g| g.chars().next())
-            .map(|c| format!("{c}."))
-            .collect();
-        match &self.particle {
-            Some(p) => format!("{} {} {}", initials.join(" "), p, self.family),
-            None => format!("{} {}", initials.join(" "), self.family),
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,9 +111,11 @@ fn syllables(rng: &mut Rng, heads: &[&str], tails: &[&str]) -> String {
         } else {
             &["a", "e", "i", "o", "el", "an", "er"]
         };
-        s.push_str(*rng.pick(links));
+        let link = links[rng.below(links.len())];
+        s.push_str(link);
     }
-    s.push_str(*rng.pick(tails));
+    let tail = tails[rng.below(tails.len())];
+    s.push_str(tail);
     cap(&s.to_lowercase())
 }
 

@@ -28,11 +28,6 @@ impl Lang {
     }
 }
 
-/// Picks one of several phrasings; `{}` placeholders are filled by callers.
-pub fn one<'a>(rng: &mut Rng, options: &[&'a str]) -> &'a str {
-    *rng.pick(options)
-}
-
 const EN_ORD: [&str; 9] = [
     "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
 ];

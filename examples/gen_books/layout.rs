@@ -131,7 +131,6 @@ pub enum Item {
 pub struct Page {
     pub w: f32,
     pub h: f32,
-    pub kind: PageKind,
     pub items: Vec<Item>,
 }
 
@@ -399,7 +398,6 @@ pub fn layout(fonts: &Fonts, g: &Geometry, spec: &PageSpec) -> Option<Page> {
     Some(Page {
         w: g.w,
         h: g.h,
-        kind: spec.kind,
         items,
     })
 }

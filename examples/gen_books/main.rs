@@ -16,11 +16,13 @@ mod fonts;
 mod ident;
 mod invent;
 mod lang;
+mod latex;
 mod layout;
 mod pages;
 mod pdf;
 mod raster;
 mod rng;
+mod scan;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,6 +53,9 @@ struct Args {
     /// Also write a scanned variant of every book.
     #[arg(long)]
     scanned: bool,
+    /// Use only the lopdf producer, even when pdflatex is installed.
+    #[arg(long)]
+    no_latex: bool,
     /// Skip the pdftotext self-check.
     #[arg(long)]
     no_check: bool,
@@ -76,7 +81,13 @@ fn book_id(seed: u64, i: usize) -> String {
     format!("gen-{seed}-{i:05}")
 }
 
-fn one(args: &Args, fonts: &Fonts, check: bool, i: usize) -> Result<Outcome> {
+fn one(
+    args: &Args,
+    fonts: &Fonts,
+    tex: Option<&latex::Tex>,
+    check: bool,
+    i: usize,
+) -> Result<Outcome> {
     let id = book_id(args.seed, i);
     let pdfs = args.out.join("pdfs");
     let features = Features {
@@ -87,7 +98,7 @@ fn one(args: &Args, fonts: &Fonts, check: bool, i: usize) -> Result<Outcome> {
     // up to three times, then dropped.
     for attempt in 0..3u64 {
         let mut rng = Rng::derive(args.seed, (i as u64) << 2 | attempt);
-        let g = book::generate(&mut rng, &id, fonts, features);
+        let g = book::generate(&mut rng, &id, fonts, features, tex);
         let name = format!("{id}-born.pdf");
         let path = pdfs.join(&name);
         std::fs::write(&path, &g.pdf).with_context(|| format!("writing {}", path.display()))?;
@@ -103,7 +114,32 @@ fn one(args: &Args, fonts: &Fonts, check: bool, i: usize) -> Result<Outcome> {
             "generated: gen_books seed {} book {i}, {}",
             args.seed, g.producer
         );
-        let records = vec![book::truth(&g, &format!("pdfs/{name}"), "asis", &source)];
+        let mut records = vec![book::truth(&g, &format!("pdfs/{name}"), "asis", &source)];
+        if args.scanned {
+            let sname = format!("{id}-scanned.pdf");
+            let spath = pdfs.join(&sname);
+            let sizes: Vec<(f32, f32)> = g.pages.iter().map(|p| (p.w, p.h)).collect();
+            let info = pdf::Info {
+                producer: "colophon gen_books (scan)".into(),
+                ..Default::default()
+            };
+            let mut srng = Rng::derive(args.seed ^ 0x5CA7, i as u64);
+            scan::scan(&path, &spath, &mut srng, &sizes, &info).map_err(anyhow::Error::msg)?;
+            let ssource = format!(
+                "{source}; scanned: rendered, turned, blurred, noised, JPEG, no text layer"
+            );
+            let mut rec = book::truth(&g, &format!("pdfs/{sname}"), "scanned", &ssource);
+            for f in ["title", "subtitle"] {
+                if let Some(s) = rec["seen"].get_mut(f) {
+                    *s = serde_json::Value::String(
+                        s.as_str()
+                            .unwrap_or("")
+                            .replace(" [cover: in the picture only]", ""),
+                    );
+                }
+            }
+            records.push(rec);
+        }
         return Ok(Outcome::Written(records, failures));
     }
     Ok(Outcome::Dropped(format!("{id}: {}", failures.join(" | "))))
@@ -126,6 +162,25 @@ fn main() -> Result<()> {
             args.fonts.display()
         );
     }
+    if args.scanned && !scan::pdftoppm_available() {
+        anyhow::bail!("--scanned needs pdftoppm (Debian package poppler-utils)");
+    }
+    let tex = if args.no_latex {
+        None
+    } else {
+        latex::Tex::probe()
+    };
+    match &tex {
+        Some(t) => eprintln!(
+            "pdflatex: classes {:?}, fonts {:?}",
+            t.classes,
+            t.fonts.iter().map(|f| f.0).collect::<Vec<_>>()
+        ),
+        None if !args.no_latex => eprintln!(
+            "note: pdflatex (or geometry/multicol/PSNFSS) not found: the LaTeX producer is skipped, lopdf writes every book"
+        ),
+        None => {}
+    }
     let check = !args.no_check && check::pdftotext_available();
     if !args.no_check && !check {
         eprintln!("note: pdftotext not found: the self-check is skipped");
@@ -137,7 +192,7 @@ fn main() -> Result<()> {
     let results: Vec<Result<Outcome>> = pool.install(|| {
         (args.start..args.start + args.count)
             .into_par_iter()
-            .map(|i| one(&args, &fonts, check, i))
+            .map(|i| one(&args, &fonts, tex.as_ref(), check, i))
             .collect()
     });
     let mut records = Vec::new();

@@ -93,7 +93,7 @@ fn embedded_font(
     );
     let _ = file.compress();
     let file_id = doc.add_object(file);
-    let name = format!("{}", f.postscript_name);
+    let name = f.postscript_name.clone();
     let descriptor = doc.add_object(dictionary! {
         "Type" => "FontDescriptor",
         "FontName" => Object::Name(name.clone().into_bytes()),

@@ -7,10 +7,6 @@
 pub struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
     /// An independent stream for item `i` of a run seeded with `seed`, so that
     /// book 17 is the same whether 20 or 2000 books are made, in any order.
     pub fn derive(seed: u64, i: u64) -> Rng {
