@@ -295,6 +295,7 @@ def write_weights(path, weights, threshold, summary):
         "use crate::model::Field;",
         "",
         "/// Per field: one weight per feature (`features::NAMES` order), then the bias.",
+        "#[rustfmt::skip]",
         "pub const TRAINED: &[(Field, [f32; COUNT + 1])] = &[",
     ]
     for field, w in weights.items():

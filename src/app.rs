@@ -85,7 +85,7 @@ fn content_failure(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         matches!(
             cause.downcast_ref::<PdfError>(),
-            Some(PdfError::Encrypted | PdfError::Malformed(_))
+            Some(PdfError::Encrypted | PdfError::Malformed(_) | PdfError::PageTooLarge { .. })
         )
     })
 }
@@ -829,7 +829,7 @@ fn write_one(
             // status read this warning.
             let msg = format!("{}{e:#}", crate::write::WRITE_FAILED);
             env.reporter
-                .message(&format!("colophon: {}: {msg}", file.path.display()));
+                .error(&format!("colophon: {}: {msg}", file.path.display()));
             record.warnings.push(msg);
         }
     }

@@ -581,7 +581,9 @@ fn candidates_json_and_vv_explain_why_a_value_won() {
     assert!(!top.is_empty() && top.len() <= 3, "{stderr}");
     assert!(top[0].contains("p="), "{}", top[0]);
 
-    let path = p.root().join("cache/runs/latest/diagnostics/a/candidates.json");
+    let path = p
+        .root()
+        .join("cache/runs/latest/diagnostics/a/candidates.json");
     let list: Vec<serde_json::Value> =
         serde_json::from_slice(&std::fs::read(&path).expect("candidates.json")).unwrap();
     let chosen: Vec<&serde_json::Value> = list
@@ -605,16 +607,31 @@ fn title_needs_the_learned_weights() {
     let (out, records) = p.run_json(&["run"]);
     assert_eq!(out.status.code(), Some(0));
     let list: Vec<serde_json::Value> = serde_json::from_slice(
-        &std::fs::read(p.root().join("cache/runs/latest/diagnostics/m/candidates.json")).unwrap(),
+        &std::fs::read(
+            p.root()
+                .join("cache/runs/latest/diagnostics/m/candidates.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     let titles: Vec<&serde_json::Value> = list.iter().filter(|c| c["field"] == "title").collect();
     let by_rule = titles
         .iter()
-        .max_by(|a, b| a["score"].as_f64().unwrap().total_cmp(&b["score"].as_f64().unwrap()))
+        .max_by(|a, b| {
+            a["score"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["score"].as_f64().unwrap())
+        })
         .unwrap();
-    let chosen = titles.iter().find(|c| c["chosen"] == true).expect("a title");
-    assert_ne!(by_rule["value"], chosen["value"], "the rule would have chosen it too");
+    let chosen = titles
+        .iter()
+        .find(|c| c["chosen"] == true)
+        .expect("a title");
+    assert_ne!(
+        by_rule["value"], chosen["value"],
+        "the rule would have chosen it too"
+    );
     let title = record_for(&records, "m.pdf")["metadata"]["title"]
         .as_str()
         .unwrap()

@@ -73,7 +73,8 @@ fn ocr_diagnostics_follow_offset_zero() {
         150,
         &p.data().join("scan.pdf"),
     );
-    p.config("PAGE_NUM_OFFSET = 0\n");
+    // Every value, however unsure: this test is about what OCR read.
+    p.config("PAGE_NUM_OFFSET = 0\nMIN_CONFIDENCE = 0.0\n");
     let (out, records) = p.run_json(&["run"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(records[0]["pages_read"]["front"], serde_json::json!([0, 1]));

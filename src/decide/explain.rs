@@ -43,7 +43,11 @@ fn entries(d: &Decision, offset: u32) -> Vec<Entry<'_>> {
                 score: r.score,
                 probability: r.probability,
                 chosen,
-                features: NAMES.iter().copied().zip(r.features.iter().copied()).collect(),
+                features: NAMES
+                    .iter()
+                    .copied()
+                    .zip(r.features.iter().copied())
+                    .collect(),
             }
         })
         .collect()
@@ -87,7 +91,9 @@ fn line(r: &Ranked, place: usize) -> String {
     let p = r
         .probability
         .map_or_else(|| "rule".to_string(), |p| format!("p={p:.2}"));
-    let page = r.page.map_or_else(String::new, |p| format!(" page {}", p + 1));
+    let page = r
+        .page
+        .map_or_else(String::new, |p| format!(" page {}", p + 1));
     format!(
         "  {} #{place} {p} {value} ({}{page}: {})",
         r.field.as_str(),
@@ -111,10 +117,8 @@ mod tests {
             via: Via::Text,
             why: "test".into(),
         };
-        let d = crate::decide::decide(&[
-            c("A Treatise on Lanterns", 0.8, 0),
-            c("Contents", 0.35, 2),
-        ]);
+        let d =
+            crate::decide::decide(&[c("A Treatise on Lanterns", 0.8, 0), c("Contents", 0.35, 2)]);
         let dir = tempfile::tempdir().unwrap();
         write_candidates(dir.path(), &d, 1);
         let json: serde_json::Value =
@@ -126,10 +130,7 @@ mod tests {
         assert_eq!(list[0]["chosen"], true);
         assert_eq!(list[1]["chosen"], false);
         assert_eq!(list[0]["page"], 1);
-        assert_eq!(
-            list[0]["features"].as_object().unwrap().len(),
-            NAMES.len()
-        );
+        assert_eq!(list[0]["features"].as_object().unwrap().len(), NAMES.len());
         let lines = top_lines(&d, 1);
         assert_eq!(lines.len(), 1);
         assert!(lines[0].contains("A Treatise on Lanterns"), "{}", lines[0]);

@@ -113,10 +113,36 @@ fn body_size(pages: &[PageText]) -> f32 {
 /// Month names (English, German, French), folded: in an author list they
 /// betray a date line read as a name ("Released October").
 const MONTHS: [&str; 30] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "januar", "februar", "marz", "juni", "juli", "oktober",
-    "dezember", "janvier", "fevrier", "mars", "avril", "mai", "juin", "juillet", "aout",
-    "septembre", "octobre", "novembre",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "januar",
+    "februar",
+    "marz",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+    "janvier",
+    "fevrier",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "aout",
+    "septembre",
+    "octobre",
+    "novembre",
 ];
 
 /// Where a cluster stands among the field's clusters.
@@ -180,7 +206,9 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
     let (names, name_words) = match &lead.value {
         Value::Names(n) => (
             (n.len() as f32 / 5.0).min(1.0),
-            n.iter().map(|x| x.split_whitespace().count()).sum::<usize>() as f32
+            n.iter()
+                .map(|x| x.split_whitespace().count())
+                .sum::<usize>() as f32
                 / n.len().max(1) as f32
                 / 4.0,
         ),

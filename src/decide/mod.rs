@@ -88,19 +88,21 @@ fn decide_in(candidates: &[Candidate], ctx: &PageContext) -> Decision {
             continue;
         };
         let (members, score, probability) = (best.0.clone(), best.1, best.2);
-        d.ranked.extend(ranked.iter().map(|(m, score, p, f)| Ranked {
-            field,
-            value: cands[m[0]].value.clone(),
-            subtitle: (field == Field::Title)
-                .then(|| cluster_subtitle(m, &cands, candidates))
-                .flatten(),
-            page: cands[m[0]].page,
-            via: cands[m[0]].via,
-            why: cands[m[0]].why.clone(),
-            members: m.len() as u32,
-            score: *score,
-            probability: *p,
-            features: f.0.to_vec(),
+        d.ranked.extend(ranked.iter().map(|(m, score, p, f)| {
+            Ranked {
+                field,
+                value: cands[m[0]].value.clone(),
+                subtitle: (field == Field::Title)
+                    .then(|| cluster_subtitle(m, &cands, candidates))
+                    .flatten(),
+                page: cands[m[0]].page,
+                via: cands[m[0]].via,
+                why: cands[m[0]].why.clone(),
+                members: m.len() as u32,
+                score: *score,
+                probability: *p,
+                features: f.0.to_vec(),
+            }
         }));
         match probability {
             Some(p) => {

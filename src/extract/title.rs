@@ -760,7 +760,10 @@ mod tests {
             "The Harbour Ledger"
         );
         assert_eq!(without_edition_tail("Version 2.1"), "Version 2.1");
-        assert_eq!(without_edition_tail("Python 3 Patterns"), "Python 3 Patterns");
+        assert_eq!(
+            without_edition_tail("Python 3 Patterns"),
+            "Python 3 Patterns"
+        );
     }
 
     #[test]

@@ -565,7 +565,13 @@ mod tests {
         // "E" lowered 0.5 ex (about 0.22 em), the rest on the baseline.
         let size = 20.0;
         let mut g = word_glyphs("L", 100.0, 200.0, size, false);
-        g.extend(word_glyphs("A", 110.0, 200.0 - 0.2 * size, 0.75 * size, false));
+        g.extend(word_glyphs(
+            "A",
+            110.0,
+            200.0 - 0.2 * size,
+            0.75 * size,
+            false,
+        ));
         g.extend(word_glyphs("T", 118.0, 200.0, size, false));
         g.extend(word_glyphs("E", 128.0, 200.0 + 0.22 * size, size, false));
         g.extend(word_glyphs("X", 138.0, 200.0, size, false));
