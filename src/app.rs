@@ -278,10 +278,33 @@ fn lock_project(project: &crate::project::Project) -> Option<crate::project::Pro
     }
 }
 
-/// Opens the cache, or says why not (exit 2: nothing was processed).
+/// Opens the cache, or says why not (exit 2: nothing was processed). A
+/// store that cannot be opened because it is damaged is moved aside with a
+/// warning and a new one is started: it only holds what can be recomputed.
 fn open_cache(dir: &Path) -> Option<Cache> {
     match Cache::open(dir) {
         Ok(c) => Some(c),
+        Err(crate::cache::CacheError::Open { path, source }) => {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let aside = path.with_file_name(format!("db.damaged-{secs}"));
+            if let Err(e) = std::fs::rename(&path, &aside) {
+                eprintln!(
+                    "colophon: cannot open the cache {} ({source}) nor move it aside ({e})",
+                    path.display()
+                );
+                return None;
+            }
+            eprintln!(
+                "colophon: warning: the cache {} was damaged ({source}); moved to {} and started afresh",
+                path.display(),
+                aside.display()
+            );
+            Cache::open(dir)
+                .map_err(|e| eprintln!("colophon: {e}"))
+                .ok()
+        }
         Err(e) => {
             eprintln!("colophon: {e}");
             None

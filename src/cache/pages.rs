@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// Each page file starts with the blake3 of the rest.
+const CHECKSUM_LEN: usize = 32;
+
 /// The folder of page files.
 #[derive(Debug, Clone)]
 pub(crate) struct PageStore {
@@ -38,14 +41,24 @@ impl PageStore {
             .join(format!("{hex}-v{inspect_version}"))
     }
 
-    /// Every page stored for the document; none when there is no file.
+    /// Every page stored for the document; none when there is no file. A
+    /// file whose checksum does not match its content (changed on disk,
+    /// cut short) is an error, never pages that were not read.
     pub(crate) fn get(&self, hash: &DocHash, inspect_version: u32) -> io::Result<Vec<PageText>> {
-        match std::fs::read(self.path(hash, inspect_version)) {
-            Ok(bytes) => postcard::from_bytes(&bytes)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(e),
+        let bytes = match std::fs::read(self.path(hash, inspect_version)) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let invalid = |msg: String| io::Error::new(io::ErrorKind::InvalidData, msg);
+        if bytes.len() < CHECKSUM_LEN {
+            return Err(invalid("page cache file cut short".into()));
         }
+        let (sum, payload) = bytes.split_at(CHECKSUM_LEN);
+        if blake3::hash(payload).as_bytes() != sum {
+            return Err(invalid("page cache file damaged: checksum mismatch".into()));
+        }
+        postcard::from_bytes(payload).map_err(|e| invalid(e.to_string()))
     }
 
     /// Adds `pages` to the document's file (a page read again replaces the
@@ -76,6 +89,7 @@ impl PageStore {
         std::fs::create_dir_all(dir)?;
         // A cache file: no fsync, a crash loses pages that are read again.
         let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(blake3::hash(&bytes).as_bytes())?;
         tmp.write_all(&bytes)?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())
@@ -130,6 +144,27 @@ mod tests {
             via: Via::Text,
             ocr_confidence: None,
         }
+    }
+
+    #[test]
+    fn a_page_file_changed_on_disk_is_an_error_not_other_text() {
+        let t = tempfile::tempdir().unwrap();
+        let store = PageStore::new(t.path());
+        let h = DocHash([7; 32]);
+        store.put(&h, 1, &[page(0, "The Harbour Ledger")]).unwrap();
+        let path = store.path(&h, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes
+            .windows(7)
+            .position(|w| w == b"Harbour")
+            .expect("the text is in the file");
+        bytes[at..at + 7].copy_from_slice(b"Harvest");
+        std::fs::write(&path, &bytes).unwrap();
+        let err = store.get(&h, 1).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("checksum"), "{err}");
+        std::fs::write(&path, &bytes[..10]).unwrap();
+        assert!(store.get(&h, 1).is_err());
     }
 
     #[test]

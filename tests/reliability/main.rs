@@ -6,6 +6,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod cache;
 mod geometry;
 mod limits;
 mod writes;
