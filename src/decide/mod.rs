@@ -486,23 +486,28 @@ mod tests {
     }
 
     #[test]
-    fn below_minimum_nothing_is_reported() {
+    fn weak_lone_candidates_are_unsure_and_agreement_raises_the_probability() {
+        let min = ranker::DEFAULT_MIN_CONFIDENCE;
         let c = vec![
             title("One", 0.2, 3),
             names(&["Liisa Harjunen"], 0.25, Some(16), Via::Text),
         ];
         let d = decide(&c);
-        assert_eq!(d.metadata, Metadata::default());
-        assert!(d.sources.is_empty());
-        // Two weak witnesses that agree are enough.
+        let (sure, unsure) = split_by_confidence(&d, min);
+        assert_eq!(sure, Metadata::default(), "{:?}", d.confidence);
+        assert_eq!(unsure.title.as_deref(), Some("One"));
+        assert_eq!(unsure.authors, vec!["Liisa Harjunen"]);
+        let lone = d.confidence[&Field::Authors];
+        // Two weak witnesses on different pages that agree are worth more.
         let c = vec![
-            names(&["Liisa Harjunen"], 0.3, Some(16), Via::Text),
-            names(&["Liisa Harjunen"], 0.35, Some(1), Via::Text),
+            names(&["Liisa Harjunen"], 0.25, Some(16), Via::Text),
+            names(&["Liisa Harjunen"], 0.25, Some(1), Via::Text),
         ];
         let d = decide(&c);
         assert_eq!(d.metadata.authors, vec!["Liisa Harjunen"]);
-        assert_eq!(d.sources[&Field::Authors], (Some(1), Via::Text));
-        assert!(!d.metadata.is_complete());
+        assert!(d.confidence[&Field::Authors] > lone, "{:?}", d.confidence);
+        // Nothing sure: nothing to name the file by.
+        assert!(!split_by_confidence(&d, 1.0).0.is_complete());
     }
 
     #[test]
@@ -558,7 +563,9 @@ mod tests {
         let d = decide(&c);
         assert_eq!(d.metadata.authors, vec!["K. J. Farrow", "P. L. Jones"]);
         assert_eq!(d.metadata.isbn.as_deref(), Some("9781914673412"));
-        assert_eq!(d.metadata.year, None);
+        // A lone weak year is at best unsure.
+        let (sure, _) = split_by_confidence(&d, ranker::DEFAULT_MIN_CONFIDENCE);
+        assert_eq!(sure.year, None, "{:?}", d.confidence);
     }
 
     #[test]
