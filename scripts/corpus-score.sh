@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=$(cd ../shared/corpus && pwd)
-bin=${1:-target/debug/colophon}
+bin=${1:-${CARGO_TARGET_DIR:-target}/debug/colophon}
 [ -x "$bin" ] || cargo build --quiet
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$corpus/pdfs" "$work/data"
@@ -19,7 +20,7 @@ mode = "fallback"
 max_pages = 5
 fields = { publisher = true, year = true, edition = true, isbn = true, doi = true, loc = true }
 TOML
-(cd "$work" && "$OLDPWD/$bin" run --json -q > "$work/out.jsonl") || true
+(cd "$work" && "$bin" run --json -q > "$work/out.jsonl") || true
 python3 "$corpus/score.py" "$work/out.jsonl" --by-kind | tee "$work/score.txt"
 score=$(awk '/^overall:/ {print $2}' "$work/score.txt")
 floor=$(cat scripts/corpus-floor.txt)
