@@ -12,14 +12,7 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$corpus/pdfs" "$work/data"
-cat > "$work/colophon.toml" <<'TOML'
-[MATTER_CONFIG.front]
-max_pages = 8
-[MATTER_CONFIG.back]
-mode = "fallback"
-max_pages = 5
-fields = { publisher = true, year = true, edition = true, isbn = true, doi = true, loc = true }
-TOML
+cp scripts/corpus.toml "$work/colophon.toml"
 (cd "$work" && "$bin" run --json -q > "$work/out.jsonl") || true
 python3 "$corpus/score.py" "$work/out.jsonl" --by-kind | tee "$work/score.txt"
 score=$(awk '/^overall:/ {print $2}' "$work/score.txt")

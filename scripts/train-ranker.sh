@@ -32,15 +32,8 @@ run_set() { # name pdf-dir
   local dir=$work/$1
   mkdir -p "$dir"
   ln -sfn "$2" "$dir/data"
-  cat > "$dir/colophon.toml" <<'TOML'
-MIN_CONFIDENCE = 0.0
-[MATTER_CONFIG.front]
-max_pages = 8
-[MATTER_CONFIG.back]
-mode = "fallback"
-max_pages = 5
-fields = { publisher = true, year = true, edition = true, isbn = true, doi = true, loc = true }
-TOML
+  # Every value, however unsure: the trainer sees all clusters anyway.
+  { echo "MIN_CONFIDENCE = 0.0"; cat "$root/scripts/corpus.toml"; } > "$dir/colophon.toml"
   (cd "$dir" && "$bin" run --json -vv > out.jsonl 2> stderr.log) || true
   echo "$dir/cache/runs/latest"
 }
