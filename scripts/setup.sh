@@ -10,6 +10,7 @@ packages=(
   poppler-utils qpdf                                  # tests compare with pdftotext/pdfinfo, qpdf --check
   tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
   time                                                # peak memory in scripts/perf.sh
+  fonts-dejavu-core                                   # Cyrillic and title pictures of the generated books (tests)
 )
 missing=()
 for p in "${packages[@]}"; do
