@@ -34,14 +34,7 @@ target/release/examples/gen_books --seed "$seed" --count "$n" --out "$out" --sca
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$out/pdfs" "$work/data"
-cat > "$work/colophon.toml" <<'TOML'
-[MATTER_CONFIG.front]
-max_pages = 8
-[MATTER_CONFIG.back]
-mode = "fallback"
-max_pages = 5
-fields = { publisher = true, year = true, edition = true, isbn = true, doi = true, loc = true }
-TOML
+cp scripts/corpus.toml "$work/colophon.toml"
 bin=$PWD/target/release/colophon
 (cd "$work" && "$bin" run --json -q > "$out/colophon.jsonl") || true
 scorer=../shared/corpus/score.py
