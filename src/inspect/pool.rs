@@ -212,25 +212,7 @@ impl WorkerPool {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        let parent = std::process::id();
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            use std::os::unix::process::CommandExt;
-            cmd.pre_exec(move || {
-                libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                );
-                // The parent may have died before prctl took effect.
-                if libc::getppid() as u32 != parent {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
-        }
+        die_with_spawning_thread(&mut cmd);
         let cant = |e: String| PdfError::WorkerStart(format!("{}: {e}", cfg.program.display()));
         let mut child = self.fork(cmd).map_err(|e| cant(e.to_string()))?;
         self.spawned.fetch_add(1, Ordering::Relaxed);
@@ -572,6 +554,33 @@ fn response_kind(r: &Response) -> &'static str {
         Response::Slept => "Slept",
         Response::Failed(_) => "Failed",
         Response::Fatal(_) => "Fatal",
+    }
+}
+
+/// Makes the child get SIGKILL when the thread that spawns it ends, so a
+/// worker or a tesseract never outlives the run: a killed colophon
+/// (SIGTERM, SIGKILL, a second Ctrl-C) takes them with it. The spawning
+/// thread waits for (or owns) the child, so in a normal run it ends only
+/// after the child.
+pub(crate) fn die_with_spawning_thread(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            // The parent may have died before prctl took effect.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
     }
 }
 

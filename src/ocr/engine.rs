@@ -41,7 +41,7 @@ pub struct TesseractMissing;
 pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Result<String> {
     check_languages(languages)?;
     let mut command = Command::new(PROGRAM);
-    die_with_this_thread(&mut command);
+    crate::inspect::pool::die_with_spawning_thread(&mut command);
     let mut child = command
         .args(["stdin", "stdout", "--dpi"])
         .arg(dpi.to_string())
@@ -111,33 +111,6 @@ pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Res
         );
     }
     String::from_utf8(out).with_context(|| format!("{PROGRAM} wrote invalid UTF-8"))
-}
-
-/// Makes the child get SIGKILL when the thread that spawns it ends, so a
-/// tesseract never outlives the run: killed colophon (SIGTERM, SIGKILL, a
-/// second Ctrl-C) takes its pages' tesseracts with it instead of leaving
-/// them to finish a page nobody reads. The thread that calls [`run`] waits
-/// for the child, so it ends only after the child in a normal run.
-fn die_with_this_thread(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id();
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            // The parent may have died before prctl took effect.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
 }
 
 /// The first line of `tesseract --version` ("tesseract 5.3.0"), asked once
