@@ -20,8 +20,10 @@
 //! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
 //! gives the figures at 10,000 files.
 
-#[path = "../tests/support/fake_ollama.rs"]
+#[path = "../tests/it/fake_ollama.rs"]
 mod fake_ollama;
+#[path = "../tests/it/test_pdfs.rs"]
+mod test_pdfs;
 
 use colophon::app::{self, Env, ExitStatus, Paths, Selection};
 use colophon::cache::{Cache, CacheError};
@@ -262,33 +264,10 @@ fn library(c: &mut Criterion) {
 /// A one-page PDF with these lines of Helvetica: a title page whose
 /// rendering differs from every other one (so no vision answer is cached).
 fn text_pdf(path: &Path, lines: &[String]) {
-    use lopdf::{Document, Object, Stream, dictionary};
-    let mut doc = Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let font_id = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-    });
-    let mut content = String::from("BT /F1 24 Tf 72 700 Td 30 TL\n");
-    for l in lines {
-        content.push_str(&format!("({l}) Tj T*\n"));
-    }
-    content.push_str("ET");
-    let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
-    let page_id = doc.add_object(dictionary! {
-        "Type" => "Page", "Parent" => pages_id,
-        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-        "Contents" => content_id,
-        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
-    });
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(dictionary! {
-            "Type" => "Pages", "Kids" => vec![Object::Reference(page_id)], "Count" => 1,
-        }),
-    );
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog_id);
-    doc.save(path).unwrap();
+    let placed: Vec<_> = (0..lines.len())
+        .map(|i| (24.0, 72.0, 92.0 + 30.0 * i as f32, lines[i].as_str()))
+        .collect();
+    test_pdfs::SyntheticPdf::new().text_page(&placed).save(path);
 }
 
 fn vision(c: &mut Criterion) {

@@ -25,3 +25,9 @@ pub mod select;
 pub mod settings;
 pub mod vision;
 pub mod write;
+
+/// The test PDFs of the integration tests (fixtures by name, synthetic
+/// PDFs), shared with the unit tests.
+#[cfg(test)]
+#[path = "../tests/it/test_pdfs.rs"]
+pub(crate) mod test_pdfs;

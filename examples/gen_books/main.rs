@@ -10,19 +10,7 @@
 //! of seed `s` depends on nothing else, so runs are reproducible byte for
 //! byte and can be split or extended.
 
-mod book;
-mod check;
-mod fonts;
-mod ident;
-mod invent;
-mod lang;
-mod latex;
-mod layout;
-mod pages;
-mod pdf;
-mod raster;
-mod rng;
-mod scan;
+mod generator;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,9 +19,10 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use rayon::prelude::*;
 
-use crate::fonts::Fonts;
-use crate::pages::Features;
-use crate::rng::Rng;
+use generator::fonts::Fonts;
+use generator::pages::Features;
+use generator::rng::Rng;
+use generator::{book, check, fonts, latex, pdf, scan};
 
 #[derive(Parser, Debug)]
 #[command(about = "Writes invented books with labelled front and back matter")]

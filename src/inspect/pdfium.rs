@@ -444,11 +444,7 @@ pub(crate) mod tests {
     use lopdf::content::{Content, Operation};
     use lopdf::{Object, Stream, dictionary};
 
-    pub(crate) fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name)
-    }
+    pub(crate) use crate::test_pdfs::fixture;
 
     fn lines_of(p: &PageRead) -> Vec<&str> {
         p.text.lines.iter().map(|l| l.text.as_str()).collect()
@@ -978,14 +974,8 @@ pub(crate) mod tests {
     /// Issue 17: a document without pages said nothing at all.
     #[test]
     fn a_document_without_pages_is_malformed_and_says_so() {
-        let mut doc = lopdf::Document::with_version("1.5");
-        let pages_id = doc.add_object(dictionary! {
-            "Type" => "Pages", "Kids" => Vec::<Object>::new(), "Count" => 0,
-        });
-        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-        doc.trailer.set("Root", catalog);
-        let mut file = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
-        doc.save_to(file.as_file_mut()).unwrap();
+        let file = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+        crate::test_pdfs::SyntheticPdf::new().save(file.path());
         let err = Document::open(file.path()).err().unwrap();
         assert_eq!(err, PdfError::Malformed("the PDF has no pages".into()));
     }

@@ -289,7 +289,7 @@ pub fn ocr_page(
 mod tests {
     use super::*;
     use crate::model::{Rect, TextLine};
-    use lopdf::{Document, Object, Stream, dictionary};
+    use crate::test_pdfs::{SyntheticPdf, text_ops};
     use std::process::Command;
 
     /// A text line placed on a test page: size in points, left edge and
@@ -302,47 +302,18 @@ mod tests {
     }
 
     /// Renders lines of Helvetica on a `w`×`h` pt page to an 8-bit gray
-    /// image at `dpi`, through a PDF written here with lopdf and rasterised
+    /// image at `dpi`, through a synthetic PDF rasterised
     /// by poppler's `pdftoppm`: an image-only page with known text.
     fn render_page(w: f32, h: f32, dpi: u32, placed: &[Placed]) -> GrayImage {
-        let mut doc = Document::with_version("1.5");
-        let pages_id = doc.new_object_id();
-        let font_id = doc.add_object(dictionary! {
-            "Type" => "Font",
-            "Subtype" => "Type1",
-            "BaseFont" => "Helvetica",
-        });
-        let mut ops = String::new();
-        for p in placed {
-            ops.push_str(&format!(
-                "BT /F1 {} Tf {} {} Td ({}) Tj ET\n",
-                p.size,
-                p.x,
-                h - p.baseline,
-                p.text
-            ));
-        }
-        let content_id = doc.add_object(Stream::new(dictionary! {}, ops.into_bytes()));
-        let page_id = doc.add_object(dictionary! {
-            "Type" => "Page",
-            "Parent" => pages_id,
-            "Contents" => content_id,
-            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
-            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w), Object::Real(h)],
-        });
-        doc.objects.insert(
-            pages_id,
-            Object::Dictionary(dictionary! {
-                "Type" => "Pages",
-                "Kids" => vec![page_id.into()],
-                "Count" => 1,
-            }),
-        );
-        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-        doc.trailer.set("Root", catalog_id);
+        let lines: Vec<_> = placed
+            .iter()
+            .map(|p| (p.size, p.x, p.baseline, p.text))
+            .collect();
         let dir = tempfile::tempdir().unwrap();
         let pdf = dir.path().join("page.pdf");
-        doc.save(&pdf).unwrap();
+        SyntheticPdf::new()
+            .page(w, h, Some(&text_ops(h, &lines)))
+            .save(&pdf);
         let out = dir.path().join("page");
         let status = Command::new("pdftoppm")
             .args(["-r", &dpi.to_string(), "-gray", "-png", "-singlefile"])
@@ -446,9 +417,7 @@ mod tests {
     /// A page of a scanned corpus PDF kept in tests/fixtures (150 dpi JPEG,
     /// rotated about 1°, noisy), rendered at 300 dpi as the OCR stage gets it.
     fn corpus_page(name: &str, page: u32) -> (GrayImage, f32, f32) {
-        let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name);
+        let pdf = crate::test_pdfs::fixture(name);
         assert!(pdf.exists(), "fixture PDF {} missing", pdf.display());
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("page");

@@ -31,7 +31,7 @@ pub mod pool;
 
 /// The fake Ollama server of the integration tests, shared with the unit tests.
 #[cfg(test)]
-#[path = "../../tests/support/fake_ollama.rs"]
+#[path = "../../tests/it/fake_ollama.rs"]
 pub(crate) mod fake_ollama;
 
 pub use answer::Answer;

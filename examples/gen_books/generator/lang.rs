@@ -2,7 +2,7 @@
 //! French and Russian (the non-Latin script). Phrase tables only; which
 //! phrase goes on which page is `pages.rs`'s business.
 
-use crate::rng::Rng;
+use super::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {

@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use crate::fonts::Family;
-use crate::layout::{Align, Block, Geometry, PageSpec};
-use crate::rng::Rng;
+use super::fonts::Family;
+use super::layout::{Align, Block, Geometry, PageSpec};
+use super::rng::Rng;
 
 /// What this machine's TeX installation offers.
 #[derive(Clone, Debug, Default)]
@@ -179,7 +179,7 @@ fn source(
                 );
             }
             Some(f) => {
-                let n = crate::ident::roman_value(f);
+                let n = super::ident::roman_value(f);
                 let _ = writeln!(
                     t,
                     "\\pagestyle{{plain}}\\pagenumbering{{roman}}\\setcounter{{page}}{{{n}}}"
@@ -231,7 +231,7 @@ fn source(
                     height,
                     align,
                 } => {
-                    let modules = crate::ident::ean13_modules(digits);
+                    let modules = super::ident::ean13_modules(digits);
                     let mut bars = String::new();
                     let mut i = 0;
                     while i < modules.len() {

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::pages::Printed;
+use super::pages::Printed;
 
 pub fn squash(s: &str) -> String {
     s.nfkc()

@@ -1,15 +1,10 @@
 //! End-to-end vision tests: the built binary against a real HTTP server on
-//! 127.0.0.1 that speaks the Ollama protocol (tests/support/fake_ollama.rs),
+//! 127.0.0.1 that speaks the Ollama protocol (tests/it/fake_ollama.rs),
 //! started by each test and stopped when it is dropped.
 
-mod util;
-mod support {
-    pub mod fake_ollama;
-}
-
+use crate::fake_ollama::{FakeOllama, closed_port_endpoint};
+use crate::util::{self, TestProject, record_for};
 use std::time::Duration;
-use support::fake_ollama::{FakeOllama, closed_port_endpoint};
-use util::{TestProject, record_for};
 
 /// A scanned book: every page is an image without a text layer (OCR reads it).
 const SCANNED: &str = "book-p03-scanned.pdf";
@@ -196,7 +191,7 @@ fn answers_that_are_not_json_or_too_slow_are_failed_attempts() {
 
 #[test]
 fn not_visible_everywhere_adds_nothing_and_vision_off_sends_nothing() {
-    let server = FakeOllama::answering(support::fake_ollama::NOT_VISIBLE_ANSWER);
+    let server = FakeOllama::answering(crate::fake_ollama::NOT_VISIBLE_ANSWER);
     let p = photo_project("scan.pdf");
     vision_config(&p, &server.endpoint(), "");
     let (_, records) = p.run_json(&["run"]);

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use image::GrayImage;
 
-use crate::fonts::{Face, Family, Fonts};
-use crate::rng::Rng;
+use super::fonts::{Face, Family, Fonts};
+use super::rng::Rng;
 
 struct Outline {
     edges: Vec<(f32, f32, f32, f32)>,

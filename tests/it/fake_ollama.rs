@@ -3,10 +3,10 @@
 //! colophon: `POST /api/chat` (answer decided per request by a closure)
 //! and `POST /api/show` (model present / missing). It records every request
 //! with its arrival time, so tests can count requests and measure retry
-//! delays. It uses only `std` and `serde_json`, so it can be included both
-//! by the library's unit tests (`#[path]`) and by the integration tests
-//! under `tests/` (`mod fake_ollama;`), and point the real binary at it
-//! with `VLM_ENDPOINT=<server.endpoint()>`.
+//! delays. It uses only `std` and `serde_json`, so the one copy serves the
+//! integration tests (`mod fake_ollama;` in `tests/it`), the library's unit
+//! tests, `benches/library.rs` and `examples/fake_ollama.rs` (`#[path]`);
+//! tests point the real binary at it with `VLM_ENDPOINT=<server.endpoint()>`.
 //!
 //! Each connection is served on its own thread and closed after one
 //! response (`Connection: close`), so slow answers for several clients run

@@ -3,12 +3,12 @@
 //! (`Printed`), which gives the truth record's `seen` and what the
 //! self-check looks for.
 
-use crate::fonts::{Face, Family, Fonts};
-use crate::ident::{Isbn, roman};
-use crate::invent::{Book, Person, Role};
-use crate::lang::{self, Lang, labels};
-use crate::layout::{Align, Block, Geometry, PageKind, PageSpec};
-use crate::rng::Rng;
+use super::fonts::{Face, Family, Fonts};
+use super::ident::{Isbn, roman};
+use super::invent::{Book, Person, Role};
+use super::lang::{self, Lang, labels};
+use super::layout::{Align, Block, Geometry, PageKind, PageSpec};
+use super::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Field {
@@ -244,7 +244,7 @@ impl Composer<'_> {
         let mut blocks = vec![Block::Fill(1.0)];
         let size = self.d.title_size * 1.2;
         if picture {
-            let img = crate::raster::title_picture(self.fonts, &b.title, self.rng);
+            let img = super::raster::title_picture(self.fonts, &b.title, self.rng);
             if let Some((image, w_px, h_px)) = img {
                 let measure = self.d.geometry.w - 2.0 * self.d.geometry.margin_x;
                 let w = measure;
@@ -397,7 +397,7 @@ impl Composer<'_> {
         let g = self.d.geometry;
         let w = g.w - 2.0 * g.margin_x;
         let h = (g.h - g.margin_top - g.margin_bottom) * 0.7;
-        let image = crate::raster::engraving(self.rng, 240, (240.0 * h / w) as u32);
+        let image = super::raster::engraving(self.rng, 240, (240.0 * h / w) as u32);
         let caption = lang::sentence(self.rng, self.book.lang);
         let blocks = vec![
             Block::Fill(1.0),

@@ -3,9 +3,6 @@
 //! PDF, a changed file or a failed write never stops the run, damages a
 //! file, or goes unreported.
 
-#[path = "../util/mod.rs"]
-mod util;
-
 mod cache;
 mod geometry;
 mod limits;

@@ -7,39 +7,18 @@
 //! exactly; for the others (KNOWN_GAPS) the test asserts a floor, prints
 //! every miss and fails only on a drop below that floor.
 
-#![allow(dead_code)] // the generator's modules are shared with the example; not every item is used here
-
-#[path = "../examples/gen_books/book.rs"]
-mod book;
-#[path = "../examples/gen_books/check.rs"]
-mod check;
-#[path = "../examples/gen_books/fonts.rs"]
-mod fonts;
-#[path = "../examples/gen_books/ident.rs"]
-mod ident;
-#[path = "../examples/gen_books/invent.rs"]
-mod invent;
-#[path = "../examples/gen_books/lang.rs"]
-mod lang;
-#[path = "../examples/gen_books/latex.rs"]
-mod latex;
-#[path = "../examples/gen_books/layout.rs"]
-mod layout;
-#[path = "../examples/gen_books/pages.rs"]
-mod pages;
-#[path = "../examples/gen_books/pdf.rs"]
-mod pdf;
-#[path = "../examples/gen_books/raster.rs"]
-mod raster;
-#[path = "../examples/gen_books/rng.rs"]
-mod rng;
-mod util;
+/// The generator of `examples/gen_books`, one copy shared with the example;
+/// not every item of it is used here.
+#[allow(dead_code)]
+#[path = "../../examples/gen_books/generator/mod.rs"]
+mod generator;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use util::TestProject;
+use crate::util::TestProject;
+use generator::{book, check, fonts, pages, rng};
 
 const SEEDS: [u64; 3] = [11, 12, 13];
 const BOOKS_PER_SEED: usize = 4;

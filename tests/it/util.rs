@@ -1,5 +1,6 @@
 //! Test fixture: a temporary project root with `colophon.toml`, `data/`,
-//! and a command builder for the built binary.
+//! and a command builder for the built binary; fixture PDFs by name, and
+//! the synthetic PDFs that several tests build.
 
 #![allow(dead_code, clippy::new_without_default)]
 
@@ -7,15 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub use crate::test_pdfs::{SyntheticPdf, fixture};
+
 pub struct TestProject {
     pub dir: tempfile::TempDir,
-}
-
-/// A fixture PDF under tests/fixtures.
-pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
 }
 
 impl TestProject {
@@ -133,13 +129,10 @@ pub fn record_for<'a>(records: &'a [serde_json::Value], path: &str) -> &'a serde
 
 /// Writes a PDF whose pages are each one full-page picture with no text at
 /// all (a photographed cover: smooth shading and a few blocks, nothing
-/// Tesseract can read), built with lopdf.
+/// Tesseract can read).
 pub fn photo_pdf(path: &Path, pages: u32) {
-    use lopdf::{Document, Object, Stream, dictionary};
     let (w, h) = (300u32, 400u32);
-    let mut doc = Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let mut kids = Vec::new();
+    let mut pdf = SyntheticPdf::new();
     for n in 0..pages {
         let mut pixels = Vec::with_capacity((w * h) as usize);
         for y in 0..h {
@@ -149,77 +142,22 @@ pub fn photo_pdf(path: &Path, pages: u32) {
                 pixels.push(if block { shade / 2 } else { shade });
             }
         }
-        let image = Stream::new(
-            dictionary! {
-                "Type" => "XObject", "Subtype" => "Image", "Width" => w as i64, "Height" => h as i64,
-                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
-            },
-            pixels,
-        );
-        let image_id = doc.add_object(image);
-        let content = Stream::new(dictionary! {}, b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec());
-        let content_id = doc.add_object(content);
-        let page_id = doc.add_object(dictionary! {
-            "Type" => "Page", "Parent" => pages_id, "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-            "Contents" => content_id,
-            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image_id } },
-        });
-        kids.push(Object::Reference(page_id));
+        pdf = pdf.image_page(612.0, 792.0, w, h, pixels);
     }
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 },
-        ),
-    );
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog_id);
-    doc.save(path).expect("writing the photo PDF");
+    pdf.save(path);
 }
 
 /// Writes an image-only PDF made of the given pages of `source`, each
 /// rendered to gray at `dpi` by pdfium (in this process) and embedded as a
 /// picture: the text is there to read, but only for OCR.
 pub fn image_only_copy(source: &Path, pages: &[u32], dpi: u32, dest: &Path) {
-    use lopdf::{Document, Object, Stream, dictionary};
     let src = colophon::inspect::Document::open(source).expect("source opens");
-    let mut doc = Document::with_version("1.5");
-    let pages_id = doc.new_object_id();
-    let mut kids = Vec::new();
+    let mut pdf = SyntheticPdf::new().compressed();
     for &i in pages {
         let img = src.render_page(i, dpi, 50_000_000).expect("page renders");
-        let (w_pt, h_pt) = (
-            img.width() as f32 * 72.0 / dpi as f32,
-            img.height() as f32 * 72.0 / dpi as f32,
-        );
-        let image = Stream::new(
-            dictionary! {
-                "Type" => "XObject", "Subtype" => "Image", "Width" => img.width() as i64, "Height" => img.height() as i64,
-                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
-            },
-            img.into_raw(),
-        );
-        let image_id = doc.add_object(image);
-        let content = Stream::new(
-            dictionary! {},
-            format!("q {w_pt} 0 0 {h_pt} 0 0 cm /Im0 Do Q").into_bytes(),
-        );
-        let content_id = doc.add_object(content);
-        let page_id = doc.add_object(dictionary! {
-            "Type" => "Page", "Parent" => pages_id,
-            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w_pt), Object::Real(h_pt)],
-            "Contents" => content_id,
-            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image_id } },
-        });
-        kids.push(Object::Reference(page_id));
+        let (w, h) = (img.width(), img.height());
+        let pt = |px: u32| px as f32 * 72.0 / dpi as f32;
+        pdf = pdf.image_page(pt(w), pt(h), w, h, img.into_raw());
     }
-    let count = kids.len() as i64;
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
-    );
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog_id);
-    doc.compress();
-    doc.save(dest).expect("writing the image-only PDF");
+    pdf.save(dest);
 }

@@ -3,9 +3,9 @@
 //! purpose; publishers are built from those names; ISBNs are valid but
 //! drawn from sparse registrant ranges (see `ident::registrant_block`).
 
-use crate::ident::{self, Isbn, Lccn};
-use crate::lang::Lang;
-use crate::rng::Rng;
+use super::ident::{self, Isbn, Lccn};
+use super::lang::Lang;
+use super::rng::Rng;
 
 /// A person as printed: given name(s), an optional particle ("van", "de la")
 /// and a family name.

@@ -1,9 +1,7 @@
 //! End-to-end OCR tests: image-only PDFs (built by the test from rendered
 //! pages, and a scanned fixture) read through Tesseract.
 
-mod util;
-
-use util::{TestProject, record_for};
+use crate::util::{self, TestProject, record_for};
 
 const BOOK: &str = "book-p03-asis.pdf";
 

@@ -6,14 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use crate::fonts::Fonts;
-use crate::invent::{self, Book};
-use crate::lang::Lang;
-use crate::latex::{self, Tex};
-use crate::layout::{self, Page, PageKind};
-use crate::pages::{self, Composed, Features, Field};
-use crate::pdf::{self, Info};
-use crate::rng::Rng;
+use super::fonts::Fonts;
+use super::invent::{self, Book};
+use super::lang::Lang;
+use super::latex::{self, Tex};
+use super::layout::{self, Page, PageKind};
+use super::pages::{self, Composed, Features, Field};
+use super::pdf::{self, Info};
+use super::rng::Rng;
 
 /// A generated book before it is written to disk.
 pub struct Generated {

@@ -3,7 +3,7 @@
 //! back cover, and Roman numerals. All values are invented; only their form
 //! is real.
 
-use crate::rng::Rng;
+use super::rng::Rng;
 
 /// One ISBN, kept as its parts so that it can be printed hyphenated.
 #[derive(Clone, Debug, PartialEq, Eq)]

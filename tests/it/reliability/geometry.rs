@@ -3,8 +3,7 @@
 //! a document without pages, a file whose content changes between the hash
 //! and the read, and Tesseract processes that outlive a killed run.
 
-use crate::util::{self, TestProject};
-use lopdf::{Document, Object, Stream, dictionary};
+use crate::util::{self, SyntheticPdf, TestProject};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -17,43 +16,15 @@ const GOOD: &str = "book-p03-asis.pdf";
 /// height in points and the given content stream (`None`: no content,
 /// hence no text at all), with Helvetica as /F1 and `title` in the Info
 /// dictionary when given.
-fn pdf(page_sizes: &[(f64, f64)], content: Option<&str>, title: Option<&str>) -> Vec<u8> {
-    let mut doc = Document::with_version("1.4");
-    let pages_id = doc.new_object_id();
-    let font_id = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-    });
-    let mut kids = Vec::new();
+fn pdf(page_sizes: &[(f32, f32)], content: Option<&str>, title: Option<&str>) -> Vec<u8> {
+    let mut pdf = SyntheticPdf::new();
     for &(w, h) in page_sizes {
-        let mut page = dictionary! {
-            "Type" => "Page",
-            "Parent" => pages_id,
-            "MediaBox" => vec![0.into(), 0.into(), Object::Real(w as f32), Object::Real(h as f32)],
-            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font_id } },
-        };
-        if let Some(ops) = content {
-            let id = doc.add_object(Stream::new(dictionary! {}, ops.as_bytes().to_vec()));
-            page.set("Contents", id);
-        }
-        kids.push(Object::Reference(doc.add_object(page)));
+        pdf = pdf.page(w, h, content);
     }
-    let count = kids.len() as i64;
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
-    );
-    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog_id);
     if let Some(t) = title {
-        let info = doc.add_object(dictionary! {
-            "Title" => Object::string_literal(t),
-            "Author" => Object::string_literal("Margaret Ellison"),
-        });
-        doc.trailer.set("Info", info);
+        pdf = pdf.info(t, "Margaret Ellison");
     }
-    let mut out = Vec::new();
-    doc.save_to(&mut out).expect("writing a test PDF");
-    out
+    pdf.into_bytes()
 }
 
 /// A page with no text, `side` points square, as the 448-byte

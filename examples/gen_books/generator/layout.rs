@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::fonts::{Face, Fonts};
+use super::fonts::{Face, Fonts};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
@@ -321,7 +321,7 @@ pub fn layout(fonts: &Fonts, g: &Geometry, spec: &PageSpec) -> Option<Page> {
                 height,
                 align,
             } => {
-                let modules = crate::ident::ean13_modules(digits);
+                let modules = super::ident::ean13_modules(digits);
                 let module = 1.1f32;
                 let width = module * modules.len() as f32;
                 if y - height < bottom - 0.5 {

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, StringFormat, dictionary};
 
-use crate::fonts::{Face, Fonts, winansi};
-use crate::layout::{Item, Page};
+use super::fonts::{Face, Fonts, winansi};
+use super::layout::{Item, Page};
 
 /// The document information dictionary entries to write.
 #[derive(Clone, Default)]
@@ -97,7 +97,7 @@ fn embedded_font(
     let descriptor = doc.add_object(dictionary! {
         "Type" => "FontDescriptor",
         "FontName" => Object::Name(name.clone().into_bytes()),
-        "Flags" => if face.family == crate::fonts::Family::Serif { 34 } else { 32 },
+        "Flags" => if face.family == super::fonts::Family::Serif { 34 } else { 32 },
         "FontBBox" => f.bbox.iter().map(|v| Object::Real(*v)).collect::<Vec<_>>(),
         "ItalicAngle" => Object::Real(f.italic_angle),
         "Ascent" => Object::Real(f.ascender),

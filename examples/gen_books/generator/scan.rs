@@ -8,8 +8,8 @@ use std::process::Command;
 
 use image::GrayImage;
 
-use crate::pdf::{self, Info};
-use crate::rng::Rng;
+use super::pdf::{self, Info};
+use super::rng::Rng;
 
 /// Is pdftoppm on PATH?
 pub fn pdftoppm_available() -> bool {

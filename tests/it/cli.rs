@@ -2,9 +2,7 @@
 //! copied from the team corpus; see tests/fixtures/SOURCES.md) and on
 //! broken files made by the tests.
 
-mod util;
-
-use util::{TestProject, record_for};
+use crate::util::{self, TestProject, record_for};
 
 const PAPER: &str = "paper_jss_stripped.pdf";
 const BOOK: &str = "book-p03-asis.pdf";
