@@ -7,8 +7,12 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export OMP_THREAD_LIMIT=1
 cargo fmt --all -- --check
+# The lints see every target (examples and benches too); the tests build
+# only what has tests: the library's unit tests and the one integration-test
+# binary (tests/it). Examples and criterion benches are built when used
+# (scripts/perf.sh, scripts/gen-books.sh, `cargo bench`).
 cargo clippy --all-targets --quiet -- -D warnings
-cargo test --all-targets
+cargo test --tests
 if [ -d ../shared/corpus ]; then
   scripts/corpus-score.sh
 else
