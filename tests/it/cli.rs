@@ -89,12 +89,7 @@ fn rerun_computes_nothing_and_front_pages_change_recomputes_records_only() {
     p.add(PAPER, "a.pdf");
     p.add(BOOK, "b.pdf");
     let (out, first) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
     let s = p.summary();
     assert_eq!(s["records computed"], 2);
     assert_eq!(s["hashes computed"], 2);
@@ -278,12 +273,7 @@ fn write_mode_appends_metadata_renames_and_undo_restores_every_byte() {
     let before = p.snapshot();
 
     let (out, records) = p.run_json(&["run", "--write"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
     assert!(
         !record_for(&records, "_ignore/kept.pdf")["written"]
             .as_bool()
@@ -475,12 +465,7 @@ fn old_run_folders_go_and_the_newest_ten_stay() {
     // The run deletes old folders while it works, without waiting for
     // the rest; `cache prune` finishes the job.
     let out = p.cmd().args(["cache", "prune"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
 
     let mut left: Vec<String> = std::fs::read_dir(&runs)
         .unwrap()

@@ -17,12 +17,7 @@ fn an_image_only_pdf_yields_title_and_isbn_via_ocr_and_a_rerun_ocrs_nothing() {
     );
     p.add(BOOK, "digital.pdf");
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
     let scan = record_for(&records, "scan.pdf");
     let m = &scan["metadata"];
     assert_eq!(m["isbn"], "9780876112038", "{scan:#}");

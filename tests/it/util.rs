@@ -120,6 +120,22 @@ impl TestProject {
     }
 }
 
+/// A command's stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A command's stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts the exit code of a colophon run, showing its stderr otherwise.
+#[track_caller]
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(out.status.code(), Some(code), "stderr: {}", stderr(out));
+}
+
 pub fn record_for<'a>(records: &'a [serde_json::Value], path: &str) -> &'a serde_json::Value {
     records
         .iter()

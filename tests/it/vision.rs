@@ -31,12 +31,7 @@ fn photo_pages_get_title_and_author_from_vision_and_a_rerun_sends_nothing() {
     let p = photo_project("scan.pdf");
     vision_config(&p, &server.endpoint(), "");
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
     let r = record_for(&records, "scan.pdf");
     assert_eq!(r["metadata"]["title"], "The Lantern Keepers", "{r:#}");
     assert_eq!(r["metadata"]["authors"].as_array().unwrap().len(), 2);

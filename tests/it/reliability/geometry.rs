@@ -162,12 +162,7 @@ fn a_pdf_without_pages_is_an_error_that_says_so() {
     p.add(GOOD, "good.pdf");
     p.write("empty.pdf", &pdf(&[], None, Some("Nothing Inside")));
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 1);
     let r = util::record_for(&records, "empty.pdf");
     assert_eq!(r["status"], "error", "{r:#}");
     assert!(
@@ -227,22 +222,12 @@ fn a_file_changed_after_its_hash_is_an_error_and_poisons_nothing() {
         .env("COLOPHON_WORKER_EXE", "/nonexistent/colophon")
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 2);
 
     // The content changes; the stat the memo knows does not.
     replace_keeping_stat(&book, &omega);
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 1);
     let r = util::record_for(&records, "book.pdf");
     assert_eq!(r["status"], "error", "{r:#}");
     assert!(
@@ -265,12 +250,7 @@ fn a_file_changed_after_its_hash_is_an_error_and_poisons_nothing() {
         .set_modified(now)
         .unwrap();
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    util::assert_exit(&out, 0);
     let title = |path| {
         util::record_for(&records, path)["metadata"]["title"]
             .as_str()

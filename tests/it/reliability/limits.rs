@@ -2,17 +2,9 @@
 //! names and files that are not regular files; issue 17's messages and
 //! cached failures.
 
-use crate::util::{self, TestProject};
+use crate::util::{self, TestProject, stderr, stdout};
 
 const BOOK: &str = "book-p03-asis.pdf";
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// `--jobs 100000` started a worker process per document (77 processes,
 /// 3.1 GB for 46 PDFs). Jobs are now bounded by the CPU count, and the
@@ -22,7 +14,7 @@ fn jobs_beyond_the_cpus_are_cut_to_the_cpu_count() {
     let p = TestProject::new();
     p.add(BOOK, "a.pdf");
     let out = p.cmd().args(["run", "--jobs", "100000"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert!(
         stderr(&out).contains(&format!(
@@ -74,7 +66,7 @@ fn zero_time_limits_are_refused_before_any_work() {
     // A small positive limit is a limit, not an error of the settings.
     p.config("PDF_TIMEOUT = 0.5\nVLM_TIMEOUT = 0.5\n");
     let out = p.cmd().arg("config").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
 }
 
 /// A file name with a newline and an escape code was printed raw: the row
@@ -88,7 +80,7 @@ fn control_characters_in_names_are_escaped_in_the_table_only() {
     p.add(BOOK, "plain.pdf");
 
     let out = p.cmd().args(["run", "-v"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     let table = stdout(&out);
     assert_eq!(table.lines().count(), 2, "one row per PDF: {table:?}");
     assert!(!table.contains('\x1b'), "{table:?}");
@@ -136,7 +128,7 @@ fn fifos_devices_and_dangling_links_get_error_records() {
     std::os::unix::fs::symlink("nowhere.pdf", p.data().join("dangling.pdf")).unwrap();
 
     let (out, records) = p.run_json(&["run"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     assert_eq!(records.len(), 4, "{records:#?}");
     assert_ne!(util::record_for(&records, "good.pdf")["status"], "error");
     for (path, says) in [
@@ -162,7 +154,7 @@ fn fifos_devices_and_dangling_links_get_error_records() {
         .args(["show", "data/pipe.pdf", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     assert!(stdout(&out).contains("named pipe"), "{}", stdout(&out));
 }
 
@@ -204,7 +196,7 @@ fn a_template_empty_for_one_document_keeps_its_name() {
     p.add(BOOK, "book.pdf");
     p.config("FILENAME_TEMPLATE = \"{doi}\"\n");
     let (out, records) = p.run_json(&["run", "--write"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     let r = util::record_for(&records, "book.pdf");
     assert_eq!(
         r["status"], "complete",
@@ -253,7 +245,7 @@ fn quiet_prints_only_results_and_errors() {
         .args(["run", "-q", "--jobs", "100000"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     assert_eq!(stderr(&out), "", "nothing but errors on stderr");
     let table = stdout(&out);
     assert_eq!(table.lines().count(), 2, "{table}");
@@ -285,7 +277,7 @@ fn a_missing_tesseract_stops_the_run_once_and_is_not_cached() {
     cmd.args(["run", "--jobs", "1"]);
     without_tesseract(&mut cmd, empty.path());
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    util::assert_exit(&out, 2);
     let err = stderr(&out);
     assert_eq!(
         err.matches("sudo apt-get install tesseract-ocr").count(),
@@ -321,7 +313,7 @@ fn a_broken_pdf_fails_from_the_cache_until_retried() {
     p.write("truncated.pdf", &good[..good.len() / 3]);
 
     let (out, first) = p.run_json(&["run"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     for bad in ["locked.pdf", "truncated.pdf"] {
         assert_eq!(util::record_for(&first, bad)["status"], "error");
     }
@@ -333,7 +325,7 @@ fn a_broken_pdf_fails_from_the_cache_until_retried() {
     );
 
     let out = p.cmd().args(["run", "-v", "--json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     let summary = p.summary();
     assert_eq!(
         summary["records from the cache"], 3,
@@ -358,7 +350,7 @@ fn a_broken_pdf_fails_from_the_cache_until_retried() {
     }
 
     let (out, _) = p.run_json(&["run", "--retry-errors"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     assert_eq!(
         p.summary()["records from the cache"],
         1,

@@ -4,7 +4,7 @@
 //! temporary files go with the next run of any kind, under the project
 //! lock.
 
-use crate::util::{self, TestProject};
+use crate::util::{self, TestProject, stderr, stdout};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -14,14 +14,6 @@ const BOOK: &str = "book-p03-asis.pdf";
 const WRITTEN: &str = "Thornquist, Hume - Weaving on Simple Looms (1972).pdf";
 const WRITTEN_MD: &str = "Thornquist, Hume - Weaving on Simple Looms (1972)--ann.md";
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 fn colophon(p: &TestProject, args: &[&str]) -> Output {
     p.cmd().args(args).output().expect("running colophon")
 }
@@ -29,7 +21,7 @@ fn colophon(p: &TestProject, args: &[&str]) -> Output {
 /// `run --write`, which must succeed.
 fn write_run(p: &TestProject) {
     let out = colophon(p, &["run", "--write", "-q"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
 }
 
 fn original() -> Vec<u8> {
@@ -163,7 +155,7 @@ fn undo_in_a_copied_project_restores_the_copy_and_never_the_original() {
     let copy = copy_dir.path().join("library-copy");
     copy_tree(p.root(), &copy);
     let out = p.cmd().current_dir(&copy).arg("undo").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     assert_eq!(fs::read(copy.join("data/a.pdf")).unwrap(), original());
     assert!(!copy.join("data").join(WRITTEN).exists());
     assert_eq!(
@@ -218,7 +210,7 @@ fn an_old_journal_with_absolute_paths_is_used_only_inside_the_root() {
         copy_root.join(rel).to_string_lossy().into_owned()
     });
     let out = p.cmd().current_dir(&copy).arg("undo").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     assert_eq!(fs::read(copy.join("data/a.pdf")).unwrap(), original());
     assert_eq!(
         p.snapshot(),
@@ -273,7 +265,7 @@ fn a_failed_write_shows_in_the_row_the_summary_and_the_exit_status() {
 
     // The record says so too.
     let (out, records) = p.run_json(&["run", "--write"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    util::assert_exit(&out, 1);
     let r = util::record_for(&records, "blocked/b.pdf");
     assert_eq!(r["written"], false);
     assert!(
@@ -332,7 +324,7 @@ fn a_journal_line_torn_inside_a_character_is_set_aside_with_a_warning() {
         stderr(&out)
     );
     let out = colophon(&p, &["undo"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     assert_eq!(fs::read(p.data().join("a.pdf")).unwrap(), original());
 }
 
@@ -392,19 +384,19 @@ fn a_dry_run_removes_stale_temporary_files_unless_the_project_is_in_use() {
     // Another colophon holds the project: nothing is touched.
     let lock = hold_lock(p.root());
     let out = colophon(&p, &["run"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    util::assert_exit(&out, 2);
     assert!(
         stderr(&out).contains("in use by another colophon process"),
         "{}",
         stderr(&out)
     );
     let out = colophon(&p, &["undo"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    util::assert_exit(&out, 2);
     assert!(stale.exists() && stale_top.exists());
     drop(lock);
 
     let out = colophon(&p, &["run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     assert!(!stale.exists() && !stale_top.exists());
     for k in &keep {
         assert!(k.exists(), "{} was removed", k.display());
@@ -414,6 +406,6 @@ fn a_dry_run_removes_stale_temporary_files_unless_the_project_is_in_use() {
 
     // The interrupted undo is finished by the next undo.
     let out = colophon(&p, &["undo"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    util::assert_exit(&out, 0);
     assert_eq!(fs::read(p.data().join("shelf/a.pdf")).unwrap(), original());
 }
