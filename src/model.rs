@@ -230,7 +230,8 @@ pub struct Candidate {
     /// 0-based page index, `None` for document-level sources (Info).
     pub page: Option<u32>,
     pub via: Via,
-    /// A few words on why (label seen, position, font size), for `-v` and debugging.
+    /// A few words on why (label seen, position, font size), for
+    /// `candidates.json`, `-vv` and debugging.
     pub why: String,
 }
 

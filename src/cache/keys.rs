@@ -33,11 +33,6 @@ impl Key {
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
-
-    /// Raw key bytes (the memo key is not hashed: it is already unique).
-    pub fn from_bytes(bytes: [u8; 32]) -> Key {
-        Key(bytes)
-    }
 }
 
 /// Appends length-prefixed fields, so ("ab","c") and ("a","bc") differ.

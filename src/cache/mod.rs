@@ -60,7 +60,8 @@ pub enum Tree {
     Memo,
     /// content hash → page count and existing metadata.
     Doc,
-    /// rendered page image + OCR settings → OCR text.
+    /// content hash + page index + dpi, languages, engine and OCR version →
+    /// OCR text ([`keys::ocr_key`]: looked up without rendering the page).
     Ocr,
     /// page image + model + prompt → vision answer.
     Vision,

@@ -40,9 +40,12 @@
 //!    warnings, [`Written::new_path`] / [`Written::new_hash`] the file's new
 //!    identity. Calls may run in parallel. An `Err` is a failed write: put
 //!    it in the record's warnings behind [`WRITE_FAILED`].
-//! 3. For every run's exports under `cache/runs/<run-id>/ann/`:
-//!    [`write_annotations`]`(dir, stem, &record)` (apply writes the ones
-//!    beside the PDF itself).
+//! 3. For every run's exports under `cache/runs/<run-id>/ann/`: the paths
+//!    from [`annotation_paths`], the text from [`render_markdown`] and
+//!    [`render_json`], each written with [`write_or_link`] (a hard link to
+//!    the previous run's copy when nothing changed, no fsync: losing them
+//!    loses nothing of the user's). [`write_annotations`] is for the
+//!    exports beside a written PDF, which `apply` writes itself, atomically.
 //! 4. `colophon undo [RUN-ID]`: [`undo`]`(cache_dir, run_id)`.
 //!
 //! The journal lives in [`journal_dir`]`(cache_dir)`, with paths relative
