@@ -13,8 +13,12 @@
 #   $WILD_DIR (../wild-pdfs)    silver, from ../shared/wild/fetch.sh (groups: package)
 #   $GEN_DIR  (../gen-books)    generated books, from scripts/gen-books.sh (groups: book)
 #
-# Usage: scripts/train-ranker.sh [--eval-only]
+# Usage: scripts/train-ranker.sh [--eval-only] [--reuse]
 #   --eval-only  measure and report, leave src/decide/weights.rs alone
+#   --reuse      train on the runs already in $TRAIN_WORK (after a change
+#                to the trainer only; rerun colophon after finder changes)
+# GEN_CONDITIONS: which generated variants to run (default "asis"; the
+# scanned ones cost an OCR pass per page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -22,14 +26,27 @@ shared=$(cd ../shared && pwd)
 WILD_DIR=${WILD_DIR:-$(cd .. && pwd)/wild-pdfs}
 GEN_DIR=${GEN_DIR:-$(cd .. && pwd)/gen-books}
 work=${TRAIN_WORK:-$root/target/train}
-python3 -c 'import numpy, matplotlib' 2>/dev/null ||
+python3 -c 'import numpy, matplotlib, sklearn' 2>/dev/null ||
   python3 -m pip install -q -r scripts/train-requirements.txt
 # COLOPHON_BIN: an already built binary (skips the build).
 bin=${COLOPHON_BIN:-$root/target/release/colophon}
-[ -n "${COLOPHON_BIN:-}" ] || cargo build --release --quiet
+[ -n "${COLOPHON_BIN:-}" ] || ((reuse)) || cargo build --release --quiet
+
+eval_only=0 reuse=0
+for a in "$@"; do
+  case $a in
+    --eval-only) eval_only=1 ;;
+    --reuse) reuse=1 ;;
+    *) echo "train-ranker: unknown option $a" >&2; exit 2 ;;
+  esac
+done
 
 run_set() { # name pdf-dir
   local dir=$work/$1
+  if ((reuse)) && [ -e "$dir/cache/runs/latest/records.jsonl" ]; then
+    echo "$dir/cache/runs/latest"
+    return
+  fi
   mkdir -p "$dir"
   ln -sfn "$2" "$dir/data"
   # Every value, however unsure: the trainer sees all clusters anyway.
@@ -44,8 +61,19 @@ if [ -d "$WILD_DIR" ]; then
   sets+=(--set "wild:$(run_set wild "$WILD_DIR"):$shared/wild/truth.json:package")
 fi
 if [ -f "$GEN_DIR/truth.json" ]; then
-  sets+=(--set "generated:$(run_set generated "$GEN_DIR/pdfs"):$GEN_DIR/truth.json:doc")
+  # Links to the generated PDFs of the wanted conditions.
+  pick=$work/generated-pdfs
+  rm -rf "$pick" && mkdir -p "$pick"
+  python3 - "$GEN_DIR" "$pick" "${GEN_CONDITIONS:-asis}" <<'PY'
+import json, os, sys
+gen, pick, conds = sys.argv[1], sys.argv[2], sys.argv[3].split()
+for t in json.load(open(os.path.join(gen, "truth.json"))):
+    if t.get("condition", "asis") in conds:
+        name = os.path.basename(t["file"])
+        os.symlink(os.path.join(gen, "pdfs", name), os.path.join(pick, name))
+PY
+  sets+=(--set "generated:$(run_set generated "$pick"):$GEN_DIR/truth.json:doc")
 fi
 out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png)
-[ "${1:-}" = "--eval-only" ] || out+=(--weights src/decide/weights.rs)
+((eval_only)) || out+=(--weights src/decide/weights.rs)
 python3 scripts/train_ranker.py --corpus "$shared/corpus" "${sets[@]}" "${out[@]}"

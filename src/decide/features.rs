@@ -12,7 +12,7 @@ use crate::model::{Candidate, PageText, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
-pub const NAMES: [&str; 30] = [
+pub const NAMES: [&str; 35] = [
     "rule_score",
     "agree_sources",
     "info_agrees",
@@ -43,6 +43,11 @@ pub const NAMES: [&str; 30] = [
     "kind_copyright",
     "kind_date",
     "month_word",
+    "info_elsewhere",
+    "page_lines",
+    "line_index",
+    "line_share",
+    "other_field",
 ];
 
 pub const COUNT: usize = NAMES.len();
@@ -154,6 +159,11 @@ pub struct Standing {
     pub clusters: usize,
     /// A title cluster whose candidates came with a subtitle.
     pub paired_subtitle: bool,
+    /// Another cluster of the field holds the document's Info value.
+    pub info_elsewhere: bool,
+    /// A member is also read as another field (a title that is an
+    /// author's name).
+    pub other_field: bool,
 }
 
 /// The features of one cluster (`members[0]` is its leader).
@@ -173,6 +183,16 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         Value::Number(n) => n.to_string(),
     };
     let located = lead.page.and_then(|p| ctx.locate(p, &text));
+    let (page_lines, line_index, line_share) = match located {
+        Some((p, i)) => (
+            (p.lines.len() as f32 / 60.0).min(1.0),
+            (i as f32 / 20.0).min(1.0),
+            // The value's share of its line: a whole line, or a piece of one.
+            (text.chars().count() as f32 / p.lines[i].text.chars().count().max(1) as f32).min(2.0)
+                / 2.0,
+        ),
+        None => (0.0, 1.0, 0.0),
+    };
     let (size_ratio, top_frac, bold, size_rank, doc_size_frac) = match located {
         Some((p, i)) => {
             let l = &p.lines[i];
@@ -250,6 +270,11 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         b(members.iter().any(|c| c.why.contains("copyright"))),
         b(members.iter().any(|c| c.why.contains("date"))),
         b(tokens(&text).iter().any(|t| MONTHS.contains(&t.as_str()))),
+        b(standing.info_elsewhere),
+        page_lines,
+        line_index,
+        line_share,
+        b(standing.other_field),
     ])
 }
 

@@ -578,13 +578,9 @@ fn candidate(names: Vec<String>, score: f32, pl: &PageLayout, why: String) -> Ca
 fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) {
     // The title: the largest block that could be one (not a masthead or
     // a "TECHNICAL REPORT" label), else the largest block.
-    let head = pl
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| pl.title_penalties[*i] == Some(0.0))
-        .max_by(|a, b| a.1.size.total_cmp(&b.1.size))
-        .map(|(i, _)| i)
+    let head = (0..pl.blocks.len())
+        .filter(|&i| pl.ranks_as_title(i))
+        .max_by(|&a, &b| pl.blocks[a].size.total_cmp(&pl.blocks[b].size))
         .or_else(|| pl.largest_block());
     let Some(head) = head else {
         return;
@@ -633,7 +629,8 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             let f = fold(&l.text);
             // The byline sits right under the title.
             let far = l.bbox.top - heading.bottom > heading.size * 5.0;
-            if is_paper_section(&f) || is_long_line(l, pl) || far {
+            let prose = is_long_line(l, pl) && l.size <= layout.body_size * 1.1;
+            if is_paper_section(&f) || prose || far {
                 break;
             }
         }
@@ -1139,6 +1136,52 @@ mod tests {
         let pages = [page_of(0, lines), body_page(1, None), body_page(2, None)];
         let c = best(&pages, 18);
         assert_eq!(names(&c), vec!["Bas Veldkamp", "Maarten Oosterbroek"]);
+    }
+
+    #[test]
+    fn manual_with_a_package_name_title_and_a_long_subtitle() {
+        // A lower-case program name set large over the byline: the byline,
+        // not a heading further down, is what follows the title.
+        let prose = |lines: &mut Vec<TextLine>, from: f32| {
+            for k in 0..20 {
+                let mut l = line_at(
+                    "The quillmark package lets you set marks in the margin of a page",
+                    10.0,
+                    from + k as f32 * 12.0,
+                    60.0,
+                );
+                l.bbox.x1 = 380.0;
+                lines.push(l);
+            }
+        };
+        let mut lines = vec![
+            line_at("quillmark", 26.0, 110.0, 160.0),
+            line_at("(version 1.0)", 14.3, 140.0, 170.0),
+            line_at("Ada Lindqvist", 17.2, 175.0, 150.0),
+            line_at("April 30, 2019", 17.2, 228.0, 160.0),
+        ];
+        prose(&mut lines, 280.0);
+        lines.push(line_at("Basic usage", 17.2, 540.0, 60.0));
+        let pages = [page_of(0, lines), body_page(1, None)];
+        assert_eq!(names(&best(&pages, 9)), vec!["Ada Lindqvist"]);
+
+        // A long subtitle set above body size is not running text.
+        let mut subtitle = line_at(
+            "The Quill fonts for XeLaTeX and LuaLaTeX through fontspec and friends",
+            12.0,
+            150.0,
+            50.0,
+        );
+        subtitle.bbox.x1 = 390.0;
+        let mut lines = vec![
+            line_at("The quillmark package", 17.2, 120.0, 120.0),
+            subtitle,
+            line_at("Ada Lindqvist", 12.0, 180.0, 170.0),
+            line_at("January 30, 2021", 12.0, 210.0, 165.0),
+        ];
+        prose(&mut lines, 260.0);
+        let pages = [page_of(0, lines), body_page(1, None)];
+        assert_eq!(names(&best(&pages, 9)), vec!["Ada Lindqvist"]);
     }
 
     #[test]

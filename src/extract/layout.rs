@@ -293,6 +293,31 @@ impl PageLayout<'_> {
         self.rows.iter().enumerate()
     }
 
+    /// Whether block `i` ranks with the clean title candidates: no title
+    /// penalty, or a single lower-case word (a package or program name)
+    /// set clearly larger than, and above, every clean block, which are
+    /// then the byline and the headings below it. A word lower down is a
+    /// logo fragment.
+    pub(crate) fn ranks_as_title(&self, i: usize) -> bool {
+        let clean = || {
+            self.title_penalties
+                .iter()
+                .zip(&self.blocks)
+                .filter(|(p, _)| **p == Some(0.0))
+                .map(|(_, b)| b)
+        };
+        let b = &self.blocks[i];
+        let one_lower_word = !b.text.trim().contains(char::is_whitespace)
+            && b.text.trim().starts_with(char::is_lowercase);
+        match self.title_penalties[i] {
+            Some(p) if p == 0.0 => true,
+            Some(_) => {
+                one_lower_word && clean().all(|c| b.size >= c.size * 1.3 && b.bottom <= c.top + 1.0)
+            }
+            None => false,
+        }
+    }
+
     /// The block with the largest font, first one on ties.
     pub fn largest_block(&self) -> Option<usize> {
         let mut best: Option<usize> = None;

@@ -34,8 +34,24 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
 pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     for p in pages {
+        // Lines still inside a CIP block (after its heading).
+        let mut cip_left = 0;
         for i in 0..p.len() {
             let t = p.digits(i);
+            if CIP_HEADING.is_match(t) {
+                cip_left = CIP_LINES;
+            } else if cip_left > 0 {
+                cip_left -= 1;
+                if let Some(c) = CLASS_LINE.captures(t)
+                    && let Some(lccn) = normalize(&c[1])
+                {
+                    let why = format!(
+                        "card number ending a CIP classification line (p{})",
+                        p.index()
+                    );
+                    push(&mut out, p, lccn, 0.8, why);
+                }
+            }
             for m in LABEL.find_iter(t) {
                 let rest = &t[m.end()..];
                 let re = if p.via() == Via::Text {
@@ -51,30 +67,51 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                 };
                 let after = &rest[v.get(0).map_or(0, |x| x.end())..];
                 let (score, why) = score(p, i, m.as_str(), after);
-                let value = Value::Text(lccn);
-                match out
-                    .iter_mut()
-                    .find(|c| c.value == value && c.page == Some(p.index()))
-                {
-                    Some(c) if c.score >= score => {}
-                    Some(c) => {
-                        c.score = score;
-                        c.why = why;
-                    }
-                    None => out.push(Candidate {
-                        field: Field::Loc,
-                        value,
-                        score,
-                        page: Some(p.index()),
-                        via: p.via(),
-                        why,
-                    }),
-                }
+                push(&mut out, p, lccn, score, why);
             }
         }
     }
     out
 }
+
+/// Adds a candidate, or raises the score of the same value on the page.
+fn push(out: &mut Vec<Candidate>, p: &PageCtx, lccn: String, score: f32, why: String) {
+    let value = Value::Text(lccn);
+    match out
+        .iter_mut()
+        .find(|c| c.value == value && c.page == Some(p.index()))
+    {
+        Some(c) if c.score >= score => {}
+        Some(c) => {
+            c.score = score;
+            c.why = why;
+        }
+        None => out.push(Candidate {
+            field: Field::Loc,
+            value,
+            score,
+            page: Some(p.index()),
+            via: p.via(),
+            why,
+        }),
+    }
+}
+
+/// How many lines under its heading a CIP block runs.
+const CIP_LINES: usize = 30;
+
+static CIP_HEADING: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)catalog(?:u)?ing[-\s]+in[-\s]+publication").unwrap());
+
+/// The last line of an old CIP block: the LC class ("PS3552.U75 C48
+/// 1997"), the Dewey number ("813'.54—dc21") and then the card number
+/// ("96-44387"), before an optional "CIP" or revision ("r97").
+static CLASS_LINE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"^\s*[A-Z]{1,3}\s?\d{1,4}\S*\s.*\b\d{3}(?:\s?['’´]?\s?\.\d+)?.*\s(\d{2}[-‐–]\d{1,6})(?:\s*/?\s*r\d{2,4})?(?:\s+CIP)?\s*$",
+    )
+    .unwrap()
+});
 
 /// Normalises an LCCN (`2004012345`, `75-12345` -> `75012345`), or `None`.
 pub fn normalize(s: &str) -> Option<String> {
@@ -172,6 +209,37 @@ mod tests {
                 Value::Text(s) => s.clone(),
                 _ => unreachable!(),
             })
+    }
+
+    #[test]
+    fn card_number_ending_the_classification_line_of_a_cip_block() {
+        let p = body(
+            4,
+            300.0,
+            &[
+                "Library of Congress Cataloging-in-Publication Data",
+                "Harlow, Edwin.",
+                "Tidal engineering / Edwin Harlow.",
+                "p. cm.",
+                "ISBN 0-8493-2017-4",
+                "1. Coastal engineering. I. Title.",
+                "TC203.H37 1991   627'.58—dc20   90-12345   CIP",
+            ],
+        );
+        assert_eq!(best(&run(&[p], 200)).as_deref(), Some("90012345"));
+        // The same line outside a CIP block, or a class line without a
+        // card number, gives nothing.
+        let loose = body(4, 300.0, &["TC203.H37 1991   627'.58—dc20   90-12345"]);
+        assert_eq!(best(&run(&[loose], 200)), None);
+        let modern = body(
+            4,
+            300.0,
+            &[
+                "Library of Congress Cataloging-in-Publication Data",
+                "Classification: LCC TC203 .H37 2019 | DDC 627/.58--dc23",
+            ],
+        );
+        assert_eq!(best(&run(&[modern], 200)), None);
     }
 
     #[test]

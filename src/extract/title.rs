@@ -322,10 +322,11 @@ fn heading_candidates(
         .enumerate()
         .filter_map(|(i, p)| p.map(|p| (i, p)))
         .collect();
-    // Penalised blocks rank after clean ones, then by font size.
+    // Penalised blocks rank after clean ones (unless clearly larger),
+    // then by font size.
     plausible.sort_by(|a, b| {
-        (a.1 > 0.0)
-            .cmp(&(b.1 > 0.0))
+        (!pl.ranks_as_title(a.0))
+            .cmp(&!pl.ranks_as_title(b.0))
             .then(pl.blocks[b.0].size.total_cmp(&pl.blocks[a.0].size))
     });
     let imprint = pl.content_lines().any(|(_, l)| {

@@ -237,7 +237,7 @@ const MONTHS: &str = "january|february|march|april|may|june|july|august|septembe
 
 static DATE: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(&format!(
-        r"(?i)(?:\b(?:{MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?\d{{4}}\b|\b\d{{1,2}}\.?\s+(?:{MONTHS})\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}}\b|\d{{4}}\s*年\s*\d{{1,2}}\s*月)"
+        r"(?i)(?:\b(?:{MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?\d{{4}}\b|\b\d{{1,2}}\.?\s+(?:{MONTHS})\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{4}}/\d{{1,2}}/\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{4}}\b|\b\d{{1,2}}\.\s?\d{{1,2}}\.\s?\d{{4}}\b|\d{{4}}\s*年\s*\d{{1,2}}\s*月)"
     ))
     .unwrap()
 });
@@ -492,6 +492,11 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
                 ))
             } else if p.kind != PageKind::Body || margin {
                 Some((y, 0.5, "date line in the front matter"))
+            } else if dated {
+                // A short dated line inside a front page's text (a manual's
+                // "Released 2022/07/08" under its title): weak, the ranker
+                // weighs its position.
+                Some((y, 0.3, "date line on a front page"))
             } else {
                 None
             }
@@ -721,6 +726,18 @@ mod tests {
         let c = run(&[czech], 48);
         assert_eq!(best(&c).unwrap().0, 2012);
         assert!(best(&c).unwrap().1 >= 0.5);
+    }
+
+    #[test]
+    fn release_date_under_a_manuals_title_in_running_text() {
+        let mut lines = vec![
+            ("The quillwork package", 17.2, 120.0),
+            ("Ada Lindqvist", 12.0, 150.0),
+            ("Released 2021/05/04", 12.0, 215.0),
+        ];
+        lines.extend((0..30).map(|k| (PROSE, 10.0, 260.0 + 13.0 * k as f32)));
+        let c = run(&[page(0, &lines)], 12);
+        assert_eq!(best(&c).map(|b| b.0), Some(2021));
     }
 
     #[test]
