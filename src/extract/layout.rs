@@ -310,9 +310,10 @@ impl PageLayout<'_> {
         let one_lower_word = !b.text.trim().contains(char::is_whitespace)
             && b.text.trim().starts_with(char::is_lowercase);
         match self.title_penalties[i] {
-            Some(p) if p == 0.0 => true,
-            Some(_) => {
-                one_lower_word && clean().all(|c| b.size >= c.size * 1.3 && b.bottom <= c.top + 1.0)
+            Some(p) => {
+                p == 0.0
+                    || one_lower_word
+                        && clean().all(|c| b.size >= c.size * 1.3 && b.bottom <= c.top + 1.0)
             }
             None => false,
         }
