@@ -211,6 +211,21 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             }
         }
         Command::VlmCheck => vlm_check(&settings),
+        Command::Export {
+            run_id,
+            format,
+            output,
+            include_unsure,
+        } => {
+            let req = crate::export::Request {
+                run_id,
+                format,
+                output,
+                include_unsure,
+            };
+            crate::export::command(&paths.cache_dir, &paths.data_dir, &settings, &req)?;
+            Ok(ExitStatus::Success)
+        }
         Command::Run | Command::Show { .. } => {
             if !paths.data_dir.exists() && matches!(command, Command::Run) {
                 eprintln!(

@@ -52,6 +52,25 @@ pub enum Command {
         #[arg(value_name = "RUN-ID")]
         run_id: Option<String>,
     },
+    /// Export a run's records for reference and ebook managers (only
+    /// confident values; see --include-unsure).
+    Export {
+        /// Run id under cache/runs/; the latest run when omitted.
+        #[arg(long = "run", value_name = "RUN-ID")]
+        run_id: Option<String>,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        format: crate::export::Format,
+        /// Write to FILE instead of stdout (for opf: the folder of the
+        /// .opf files; they go beside the PDFs with --write, otherwise
+        /// under the run folder).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Put values below MIN_CONFIDENCE into the note field, marked
+        /// as unsure.
+        #[arg(long)]
+        include_unsure: bool,
+    },
     /// Internal: a pdfium worker process speaking postcard on stdin/stdout.
     #[command(hide = true)]
     Worker,

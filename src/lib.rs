@@ -12,6 +12,7 @@ pub mod cli;
 pub mod decide;
 pub mod discover;
 pub mod document;
+pub mod export;
 pub mod extract;
 pub mod fingerprint;
 pub mod inspect;

@@ -462,7 +462,7 @@ fn collapse_whitespace(s: &str) -> String {
 
 /// Han, kana, CJK punctuation and full-width forms: scripts whose names are
 /// written without spaces and kept whole.
-fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3000..=0x30FF      // CJK punctuation, hiragana, katakana
         | 0x3400..=0x4DBF    // extension A
@@ -472,7 +472,7 @@ fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FA1F) // extensions B..
 }
 
-fn is_suffix(word: &str) -> bool {
+pub(crate) fn is_suffix(word: &str) -> bool {
     let w = word.trim_end_matches('.').to_ascii_lowercase();
     matches!(
         w.as_str(),
@@ -480,7 +480,7 @@ fn is_suffix(word: &str) -> bool {
     )
 }
 
-fn is_particle(word: &str) -> bool {
+pub(crate) fn is_particle(word: &str) -> bool {
     let w = word.to_lowercase();
     matches!(
         w.as_str(),

@@ -66,6 +66,7 @@ pub use fsutil::{TEMP_PREFIX, is_temp_file, write_or_link};
 pub use journal::journal_dir;
 pub use pdf::Refusal;
 pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, remove_stale_temps, undo};
+pub use xmp::escape as xml_escape;
 
 use crate::model::{DocHash, PdfFile, Record, Status};
 use crate::name;

@@ -283,8 +283,9 @@ fn merge_text(text: &str, fields: &XmpFields) -> Result<String, String> {
     Ok(out)
 }
 
-/// XML text escaping, dropping characters XML 1.0 cannot carry.
-fn escape(s: &str) -> String {
+/// XML text escaping, dropping characters XML 1.0 cannot carry (also
+/// right for HTML text and double-quoted attributes).
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

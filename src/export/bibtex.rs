@@ -1,0 +1,411 @@
+//! BibTeX and BibLaTeX entries.
+//!
+//! Both escape LaTeX's special characters (`\ { } & % $ # _ ~ ^`), so a
+//! title like "50% of {R} & C#" survives any reader. They differ where
+//! the dialects do: BibTeX gets accented Latin letters as LaTeX accents
+//! (`{\'e}`, `{\ss}`), other scripts braced as they are, the subtitle in
+//! the title, `year` and an ordinal `edition`; BibLaTeX keeps Unicode and
+//! has `subtitle`, `date` and entry types of its own (`@report`,
+//! `@thesis` with a `type`). Words with capitals after their first letter
+//! ("NASA", "LaTeX") are braced so styles that change case keep them.
+
+use super::names::Person;
+use super::{Entry, Kind};
+use std::fmt::Write as _;
+use unicode_normalization::UnicodeNormalization;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Bibtex,
+    Biblatex,
+}
+
+pub fn render(entries: &[Entry], dialect: Dialect) -> String {
+    let mut out = String::new();
+    for e in entries {
+        entry(&mut out, e, dialect);
+        out.push('\n');
+    }
+    out
+}
+
+fn entry(out: &mut String, e: &Entry, d: Dialect) {
+    let latex = |s: &str| escape(s, d);
+    let (ty, subtype) = match (e.kind, d) {
+        (Kind::Book, _) => ("book", None),
+        (Kind::Article, _) => ("article", None),
+        (Kind::Manual, _) => ("manual", None),
+        (Kind::Misc, _) => ("misc", None),
+        (Kind::TechReport, Dialect::Bibtex) => ("techreport", None),
+        (Kind::TechReport, Dialect::Biblatex) => ("report", Some("techreport")),
+        (Kind::Thesis, Dialect::Bibtex) => ("phdthesis", None),
+        (Kind::Thesis, Dialect::Biblatex) => ("thesis", Some("phdthesis")),
+    };
+    let m = e.meta;
+    let mut fields: Vec<(&str, String)> = Vec::new();
+    if !e.authors.is_empty() {
+        let names: Vec<String> = e.authors.iter().map(|p| name(p, d)).collect();
+        fields.push(("author", names.join(" and ")));
+    }
+    match d {
+        Dialect::Bibtex => {
+            if let Some(t) = e.full_title() {
+                fields.push(("title", protect_caps(&latex(&t))));
+            }
+        }
+        Dialect::Biblatex => {
+            if let Some(t) = &m.title {
+                fields.push(("title", protect_caps(&latex(t))));
+            }
+            if let Some(s) = &m.subtitle {
+                fields.push(("subtitle", protect_caps(&latex(s))));
+            }
+        }
+    }
+    if let Some(t) = subtype {
+        fields.push(("type", t.to_string()));
+    }
+    if let Some(ed) = &m.edition {
+        let ed = match d {
+            Dialect::Bibtex => ordinal_word(ed),
+            Dialect::Biblatex => ed.clone(),
+        };
+        fields.push(("edition", latex(&ed)));
+    }
+    if let Some(p) = &m.publisher {
+        let field = match e.kind {
+            Kind::TechReport => "institution",
+            Kind::Thesis if d == Dialect::Bibtex => "school",
+            Kind::Thesis => "institution",
+            Kind::Manual => "organization",
+            _ => "publisher",
+        };
+        fields.push((field, latex(p)));
+    }
+    if let Some(y) = m.year {
+        let field = match d {
+            Dialect::Bibtex => "year",
+            Dialect::Biblatex => "date",
+        };
+        fields.push((field, y.to_string()));
+    }
+    if let Some(i) = &m.isbn {
+        fields.push(("isbn", latex(i)));
+    }
+    if let Some(doi) = &m.doi {
+        // `doi` is verbatim in BibLaTeX; in BibTeX `_` and `%` must be escaped.
+        fields.push((
+            "doi",
+            match d {
+                Dialect::Bibtex => latex(doi),
+                Dialect::Biblatex => verbatim(doi),
+            },
+        ));
+    }
+    if let Some(loc) = &m.loc {
+        match d {
+            // The field BibTeX exports of the Library of Congress use.
+            Dialect::Bibtex => fields.push(("lccn", latex(loc))),
+            // BibLaTeX has no LCCN field; `library` is its "where to find it".
+            Dialect::Biblatex => fields.push(("library", latex(&format!("LCCN {loc}")))),
+        }
+    }
+    if let Some(n) = &e.note {
+        fields.push(("note", latex(n)));
+    }
+    // JabRef's `description:path:type` (Zotero reads it too); `:` and `;`
+    // in the path are escaped as JabRef expects.
+    let path = e.file.to_string_lossy();
+    let path = path
+        .replace('\\', "\\\\")
+        .replace(':', "\\:")
+        .replace(';', "\\;");
+    fields.push(("file", format!(":{}:PDF", verbatim(&path))));
+
+    let _ = writeln!(out, "@{ty}{{{},", e.key);
+    let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in &fields {
+        let _ = writeln!(out, "  {k:<width$} = {{{v}}},");
+    }
+    out.push_str("}\n");
+}
+
+/// One name in the "von Last, Jr, First" form BibTeX and biber parse
+/// without guessing; an organisation in braces (so "and" inside it is not
+/// a separator and it is never reordered).
+fn name(p: &Person, d: Dialect) -> String {
+    match p {
+        Person::Corporate(n) => format!("{{{}}}", escape(n, d)),
+        Person::Personal(p) => {
+            // A family name starting with a lower-case letter ("bell
+            // hooks") would be read as a particle: braced.
+            let family = escape(&p.family, d);
+            let family = if p.family.chars().next().is_some_and(char::is_lowercase)
+                || p.family.contains(' ')
+            {
+                format!("{{{family}}}")
+            } else {
+                family
+            };
+            let mut s = if p.particle.is_empty() {
+                family
+            } else {
+                format!("{} {family}", escape(&p.particle, d))
+            };
+            if !p.suffix.is_empty() {
+                s = format!("{s}, {}", escape(&p.suffix, d));
+            }
+            if !p.given.is_empty() {
+                s = format!("{s}, {}", escape(&p.given, d));
+            }
+            s
+        }
+    }
+}
+
+/// `s` as LaTeX text for a field value: special characters escaped, and
+/// for BibTeX non-ASCII letters written as LaTeX (or braced).
+pub fn escape(s: &str, d: Dialect) -> String {
+    let s: String = s.nfc().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '{' | '}' | '&' | '%' | '$' | '#' | '_' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            c if c.is_control() => out.push(' '),
+            c if c.is_ascii() || d == Dialect::Biblatex => out.push(c),
+            c => {
+                if let Some(t) = latex_letter(c) {
+                    out.push_str(&t);
+                } else {
+                    // No LaTeX spelling: kept, braced as one unit (with
+                    // the rest of its run) so styles never change its case.
+                    out.push('{');
+                    out.push(c);
+                    while let Some(&n) = chars.peek() {
+                        if n.is_ascii() || latex_letter(n).is_some() {
+                            break;
+                        }
+                        out.push(n);
+                        chars.next();
+                    }
+                    out.push('}');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A non-ASCII character written with LaTeX's accents and named letters,
+/// braced: `é` → `{\'e}`, `ß` → `{\ss}`, `“` → ``` `` ```.
+fn latex_letter(c: char) -> Option<String> {
+    let named = match c {
+        'ß' => Some("{\\ss}"),
+        'æ' => Some("{\\ae}"),
+        'Æ' => Some("{\\AE}"),
+        'œ' => Some("{\\oe}"),
+        'Œ' => Some("{\\OE}"),
+        'ø' => Some("{\\o}"),
+        'Ø' => Some("{\\O}"),
+        'ł' => Some("{\\l}"),
+        'Ł' => Some("{\\L}"),
+        'ı' => Some("{\\i}"),
+        'å' => Some("{\\aa}"),
+        'Å' => Some("{\\AA}"),
+        '“' => Some("``"),
+        '”' => Some("''"),
+        '‘' => Some("`"),
+        '’' => Some("'"),
+        '–' => Some("--"),
+        '—' => Some("---"),
+        '…' => Some("\\ldots{}"),
+        '\u{a0}' => Some("~"),
+        '«' => Some("{\\guillemotleft}"),
+        '»' => Some("{\\guillemotright}"),
+        _ => None,
+    };
+    if let Some(n) = named {
+        return Some(n.to_string());
+    }
+    // A Latin letter with combining accents: base letter + accent commands.
+    let mut parts = c.to_string().nfd().collect::<Vec<char>>().into_iter();
+    let base = parts.next()?;
+    if !base.is_ascii_alphabetic() {
+        return None;
+    }
+    let mut s = match base {
+        'i' => "\\i".to_string(),
+        'j' => "\\j".to_string(),
+        b => b.to_string(),
+    };
+    let mut any = false;
+    for mark in parts {
+        let cmd = match mark {
+            '\u{300}' => "\\`",
+            '\u{301}' => "\\'",
+            '\u{302}' => "\\^",
+            '\u{303}' => "\\~",
+            '\u{304}' => "\\=",
+            '\u{306}' => "\\u",
+            '\u{307}' => "\\.",
+            '\u{308}' => "\\\"",
+            '\u{30a}' => "\\r",
+            '\u{30b}' => "\\H",
+            '\u{30c}' => "\\v",
+            '\u{323}' => "\\d",
+            '\u{327}' => "\\c",
+            '\u{328}' => "\\k",
+            _ => return None,
+        };
+        s = if cmd.chars().nth(1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            format!("{cmd}{{{s}}}")
+        } else {
+            format!("{cmd}{s}")
+        };
+        any = true;
+    }
+    any.then(|| format!("{{{s}}}"))
+}
+
+/// BibLaTeX verbatim fields (`doi`, `file`) take no escapes, but braces
+/// must balance: unbalanced ones are dropped.
+fn verbatim(s: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::new();
+    for c in s.chars().filter(|c| !c.is_control()) {
+        match c {
+            '{' => {
+                depth += 1;
+                out.push(c);
+            }
+            '}' if depth == 0 => {}
+            '}' => {
+                depth -= 1;
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    // Close what is still open rather than break the entry.
+    out.extend(std::iter::repeat_n('}', depth));
+    out
+}
+
+/// Braces around words with a capital after their first letter ("NASA",
+/// "LaTeX", "McGraw"), which case-changing styles would otherwise lower.
+/// Works on escaped text: a word holding a LaTeX command or a brace is
+/// left as it is.
+fn protect_caps(s: &str) -> String {
+    s.split(' ')
+        .map(|w| {
+            let inner_cap = w.chars().skip(1).any(char::is_uppercase);
+            if inner_cap && !w.contains(['\\', '{', '}']) {
+                format!("{{{w}}}")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// BibTeX styles print `edition` before "edition": "2" → "Second".
+fn ordinal_word(ed: &str) -> String {
+    const WORDS: [&str; 10] = [
+        "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
+        "Tenth",
+    ];
+    match ed.parse::<usize>() {
+        Ok(n @ 1..=10) => WORDS[n - 1].to_string(),
+        _ => {
+            let mut c = ed.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_characters_are_escaped() {
+        assert_eq!(
+            escape("50% of {R} & C# $5 a_b ~ ^ \\", Dialect::Biblatex),
+            "50\\% of \\{R\\} \\& C\\# \\$5 a\\_b \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"
+        );
+    }
+
+    #[test]
+    fn bibtex_spells_accents_in_latex_and_braces_other_scripts() {
+        assert_eq!(
+            escape("Müller, Søren Å. Ça Straße naïve", Dialect::Bibtex),
+            "M{\\\"u}ller, S{\\o}ren {\\AA}. {\\c{C}}a Stra{\\ss}e na{\\\"\\i}ve"
+        );
+        assert_eq!(escape("Łódź", Dialect::Bibtex), "{\\L}{\\'o}d{\\'z}");
+        assert_eq!(escape("村上 春樹", Dialect::Bibtex), "{村上} {春樹}");
+        assert_eq!(
+            escape("“Nord” – x…", Dialect::Bibtex),
+            "``Nord'' -- x\\ldots{}"
+        );
+        assert_eq!(escape("Ελληνικά", Dialect::Bibtex), "{Ελληνικά}");
+        // BibLaTeX keeps Unicode.
+        assert_eq!(escape("Müller 村上", Dialect::Biblatex), "Müller 村上");
+    }
+
+    #[test]
+    fn names_in_von_last_jr_first_form() {
+        let n = |s: &str, d| name(&super::super::names::split(s), d);
+        assert_eq!(
+            n("Ludwig van Beethoven", Dialect::Bibtex),
+            "van Beethoven, Ludwig"
+        );
+        assert_eq!(
+            n("Martin Luther King Jr.", Dialect::Bibtex),
+            "King, Jr., Martin Luther"
+        );
+        assert_eq!(
+            n("Augustus De Morgan", Dialect::Bibtex),
+            "{De Morgan}, Augustus"
+        );
+        assert_eq!(
+            n("Research & Development Team", Dialect::Bibtex),
+            "{Research \\& Development Team}"
+        );
+        assert_eq!(n("bell hooks", Dialect::Bibtex), "{hooks}, bell");
+        assert_eq!(
+            n("Jürgen Müller", Dialect::Bibtex),
+            "M{\\\"u}ller, J{\\\"u}rgen"
+        );
+    }
+
+    #[test]
+    fn capitals_inside_words_are_protected() {
+        assert_eq!(
+            protect_caps("Programming in LaTeX for NASA and Me"),
+            "Programming in {LaTeX} for {NASA} and Me"
+        );
+        assert_eq!(protect_caps("M{\\\"U}LLER"), "M{\\\"U}LLER");
+    }
+
+    #[test]
+    fn verbatim_keeps_braces_balanced() {
+        assert_eq!(verbatim("10.1000/a}b{c"), "10.1000/ab{c}");
+    }
+
+    #[test]
+    fn editions() {
+        assert_eq!(ordinal_word("2"), "Second");
+        assert_eq!(ordinal_word("12"), "12");
+        assert_eq!(ordinal_word("revised"), "Revised");
+    }
+}
