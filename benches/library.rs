@@ -162,6 +162,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         rehash: false,
         retry_errors: false,
         quiet: true,
+        approved: None,
         verbose: 0,
     };
     let cache = open_cache(&paths.cache_dir);

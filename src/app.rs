@@ -226,6 +226,16 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             crate::export::command(&paths.cache_dir, &paths.data_dir, &settings, &req)?;
             Ok(ExitStatus::Success)
         }
+        Command::Review { run_id, no_open } => {
+            crate::review::command(
+                &paths.cache_dir,
+                &paths.data_dir,
+                settings.page_num_offset,
+                run_id.as_deref(),
+                !no_open,
+            )?;
+            Ok(ExitStatus::Success)
+        }
         Command::Run | Command::Show { .. } => {
             if !paths.data_dir.exists() && matches!(command, Command::Run) {
                 eprintln!(
@@ -242,6 +252,18 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             let Some(cache) = open_cache(&paths.cache_dir) else {
                 return Ok(ExitStatus::BadUsage);
             };
+            if let Some(file) = &opts.approved {
+                match crate::review::approvals::Approvals::load(file) {
+                    Err(e) => {
+                        eprintln!("colophon: {e:#}");
+                        return Ok(ExitStatus::BadUsage);
+                    }
+                    Ok(_) if !settings.write_pdf_changes => eprintln!(
+                        "colophon: --approved applies to writes; this is a dry run (add --write)"
+                    ),
+                    Ok(_) => {}
+                }
+            }
             install_ctrl_c();
             let selection = match command {
                 Command::Show { files } => Selection::Files(files),
@@ -435,6 +457,10 @@ pub fn run(
     };
     let mut records = RecordsFile::create(&run_dir)?;
     let mut summary = Summary::default();
+    let approvals = match &cfg.approved {
+        Some(file) => Some(crate::review::approvals::Approvals::load(file)?),
+        None => None,
+    };
 
     let versions = stage_versions();
     let vision_pool: Option<crate::vision::VisionPool<document::VisionTag>> =
@@ -717,7 +743,14 @@ pub fn run(
             if let (true, Ok(result), Some(hash)) =
                 (settings.write_pdf_changes, &done.outcome, done.hash)
             {
-                write_one(file, hash, result, &mut record, env, &run_dir);
+                match &approvals {
+                    Some(a) if !a.allows(&record) => {
+                        if record.status == crate::model::Status::Complete {
+                            record.warnings.push(a.refusal());
+                        }
+                    }
+                    _ => write_one(file, hash, result, &mut record, env, &run_dir),
+                }
             }
             emit(&record, cfg, &mut records, stdout)?;
             summary.count(&record);
@@ -737,6 +770,9 @@ pub fn run(
     })?;
 
     records.finish()?;
+    if let Err(e) = crate::review::write_page(&run_dir.path, settings.page_num_offset) {
+        reporter.message(&format!("colophon: warning: no review page: {e:#}"));
+    }
     reporter.finish();
     cache.flush();
     let seconds = started.elapsed().as_secs_f64();

@@ -71,6 +71,16 @@ pub enum Command {
         #[arg(long)]
         include_unsure: bool,
     },
+    /// Make the thumbnails of a run's review page and open it (the latest
+    /// run when no id is given).
+    Review {
+        /// Run id under cache/runs/.
+        #[arg(value_name = "RUN-ID")]
+        run_id: Option<String>,
+        /// Only print the page's path; do not start a browser.
+        #[arg(long)]
+        no_open: bool,
+    },
     /// Internal: a pdfium worker process speaking postcard on stdin/stdout.
     #[command(hide = true)]
     Worker,
@@ -122,6 +132,10 @@ pub struct CommonFlags {
     /// Hash every file again instead of trusting the size/mtime memo.
     #[arg(long, global = true)]
     pub rehash: bool,
+    /// With --write: write only the files approved in FILE (downloaded
+    /// from the review page), and only with the content that was reviewed.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub approved: Option<PathBuf>,
     /// Read broken PDFs again instead of reporting their cached failure.
     #[arg(long, global = true)]
     pub retry_errors: bool,
@@ -169,6 +183,8 @@ pub struct RunOptions {
     pub retry_errors: bool,
     /// Hide progress and log lines.
     pub quiet: bool,
+    /// `--approved FILE`: write only what the review approved.
+    pub approved: Option<PathBuf>,
     /// Verbosity level (`-v` count).
     pub verbose: u8,
 }
@@ -210,6 +226,7 @@ impl RunOptions {
             rehash: f.rehash,
             retry_errors: f.retry_errors,
             quiet: f.quiet,
+            approved: f.approved.clone(),
             verbose: f.verbose,
         }
     }
@@ -367,6 +384,7 @@ mod tests {
                 rehash: true,
                 retry_errors: true,
                 quiet: false,
+                approved: None,
                 verbose: 2,
             }
         );

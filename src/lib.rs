@@ -22,6 +22,7 @@ pub mod ocr;
 pub mod progress;
 pub mod project;
 pub mod report;
+pub mod review;
 pub mod select;
 pub mod settings;
 pub mod vision;

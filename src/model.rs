@@ -332,6 +332,17 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// The record's spelling: "complete", "incomplete", "error".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Complete => "complete",
+            Status::Incomplete => "incomplete",
+            Status::Error => "error",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PagesRead {
     pub front: Vec<u32>,

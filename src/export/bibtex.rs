@@ -65,12 +65,10 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
     if let Some(t) = subtype {
         fields.push(("type", t.to_string()));
     }
+    // "2", as Zotero and JabRef export it: BibLaTeX and pandoc print
+    // "2nd ed.".
     if let Some(ed) = &m.edition {
-        let ed = match d {
-            Dialect::Bibtex => ordinal_word(ed),
-            Dialect::Biblatex => ed.clone(),
-        };
-        fields.push(("edition", latex(&ed)));
+        fields.push(("edition", latex(ed)));
     }
     if let Some(p) = &m.publisher {
         let field = match e.kind {
@@ -93,14 +91,9 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         fields.push(("isbn", latex(i)));
     }
     if let Some(doi) = &m.doi {
-        // `doi` is verbatim in BibLaTeX; in BibTeX `_` and `%` must be escaped.
-        fields.push((
-            "doi",
-            match d {
-                Dialect::Bibtex => latex(doi),
-                Dialect::Biblatex => verbatim(doi),
-            },
-        ));
+        // Verbatim in BibLaTeX and read so by BibTeX tools (pandoc, the
+        // `doi` styles): no escapes, or `\_` would become part of it.
+        fields.push(("doi", verbatim(doi)));
     }
     if let Some(loc) = &m.loc {
         match d {
@@ -316,23 +309,6 @@ fn protect_caps(s: &str) -> String {
         .join(" ")
 }
 
-/// BibTeX styles print `edition` before "edition": "2" → "Second".
-fn ordinal_word(ed: &str) -> String {
-    const WORDS: [&str; 10] = [
-        "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
-        "Tenth",
-    ];
-    match ed.parse::<usize>() {
-        Ok(n @ 1..=10) => WORDS[n - 1].to_string(),
-        _ => {
-            let mut c = ed.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,12 +376,5 @@ mod tests {
     #[test]
     fn verbatim_keeps_braces_balanced() {
         assert_eq!(verbatim("10.1000/a}b{c"), "10.1000/ab{c}");
-    }
-
-    #[test]
-    fn editions() {
-        assert_eq!(ordinal_word("2"), "Second");
-        assert_eq!(ordinal_word("12"), "12");
-        assert_eq!(ordinal_word("revised"), "Revised");
     }
 }

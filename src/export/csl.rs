@@ -37,6 +37,9 @@ fn item(e: &Entry) -> Value {
             Value::Array(e.authors.iter().map(name).collect()),
         );
     }
+    if e.kind == Kind::Thesis {
+        o.insert("genre".into(), json!("PhD thesis"));
+    }
     if let Some(p) = &m.publisher {
         o.insert("publisher".into(), json!(p));
     }

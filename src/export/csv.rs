@@ -40,11 +40,7 @@ pub fn render(records: &[Record], entries: &[Entry], opts: &Options) -> Result<S
     for r in sorted {
         let e = by_path.get(r.path.as_str());
         let m: &Metadata = &r.metadata;
-        let status = match r.status {
-            Status::Complete => "complete",
-            Status::Incomplete => "incomplete",
-            Status::Error => "error",
-        };
+        let status = r.status.as_str();
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
         let file = super::current_path(r, &opts.data_dir);
         let row = [

@@ -25,7 +25,6 @@ use names::Person;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use unicode_normalization::UnicodeNormalization;
 
 /// The export formats of `colophon export --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -222,25 +221,13 @@ fn base_key(m: &Metadata, authors: &[Person]) -> String {
     format!("{last}{year}{word}")
 }
 
-/// Lower-case ASCII letters and digits of `s`, accents dropped and the
-/// letters without a decomposition spelt out (ß → ss, ø → o).
+/// Lower-case ASCII letters and digits of `s`: the finders' fold
+/// (accents dropped, ß → ss, ø → o), then what is not ASCII dropped.
 pub(crate) fn ascii_fold(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.nfd() {
-        match c {
-            'ß' => out.push_str("ss"),
-            'æ' | 'Æ' => out.push_str("ae"),
-            'œ' | 'Œ' => out.push_str("oe"),
-            'ø' | 'Ø' => out.push('o'),
-            'ł' | 'Ł' => out.push('l'),
-            'đ' | 'Đ' | 'ð' | 'Ð' => out.push('d'),
-            'þ' | 'Þ' => out.push_str("th"),
-            'ı' => out.push('i'),
-            c if c.is_ascii_alphanumeric() => out.push(c.to_ascii_lowercase()),
-            _ => {}
-        }
-    }
-    out
+    crate::extract::layout::fold(s)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
 }
 
 /// "Unsure (below MIN_CONFIDENCE): publisher: …; authors: …", or `None`

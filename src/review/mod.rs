@@ -1,0 +1,424 @@
+//! The review page: `cache/runs/<id>/review.html`, one self-contained
+//! page (inline CSS and script, the records inline as JSON, no fetches)
+//! that a person opens before `--write`: per PDF the current and proposed
+//! name, the fields coloured by confidence with their source page, a
+//! thumbnail of each source page, warnings; filters, search, and ticks
+//! that become an approvals file for `colophon run --write --approved`.
+//!
+//! Rows are drawn a page of 100 at a time, so 10,000 PDFs cost the
+//! browser no more than 100; thumbnails load lazily. They are PNG files
+//! in `cache/thumbs/`, named by content hash and page, made by
+//! `colophon review` (in this process, with pdfium) and kept like every
+//! stage's result: a page once drawn is never drawn again, and every run's
+//! page shows the thumbnails already there.
+
+pub mod approvals;
+
+use crate::model::{Record, Status};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The page's file name in a run folder.
+pub const PAGE_FILE: &str = "review.html";
+
+/// Bump when the thumbnails' size or format changes: they live in a
+/// folder of this version, so old ones are never shown.
+pub const THUMB_VERSION: u32 = 1;
+
+/// Thumbnail resolution: a US-letter page is 170 x 220 pixels.
+const THUMB_DPI: u32 = 20;
+
+/// The fields shown, in order, and the ones whose source page gets a
+/// thumbnail.
+const SHOWN: [(&str, bool); 9] = [
+    ("title", true),
+    ("subtitle", false),
+    ("authors", true),
+    ("publisher", true),
+    ("year", true),
+    ("edition", false),
+    ("isbn", true),
+    ("doi", true),
+    ("loc", false),
+];
+
+/// One row of the page, as its script reads it.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    path: &'a str,
+    blake3: Option<&'a str>,
+    status: &'static str,
+    error: Option<&'a str>,
+    proposed: Option<&'a str>,
+    /// The proposed name differs from the current one.
+    changed: bool,
+    /// A `--write` would write it (complete, with a name): it gets a tick.
+    approvable: bool,
+    fields: Vec<FieldView>,
+    warnings: &'a [String],
+    thumbs: Vec<Thumb>,
+}
+
+#[derive(Debug, Serialize)]
+struct FieldView {
+    name: &'static str,
+    value: String,
+    /// At or above `MIN_CONFIDENCE` (written); unsure values are shown only.
+    sure: bool,
+    /// "p. 3, text, 0.98".
+    source: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Thumb {
+    /// Page number as shown (following `PAGE_NUM_OFFSET`).
+    page: u32,
+    /// The fields read on that page.
+    fields: String,
+    /// Relative to the run folder.
+    src: String,
+}
+
+/// The thumbnail of page `index` (0-based) of the document with hash
+/// `blake3`, relative to the cache folder.
+pub fn thumb_rel(blake3: &str, index: u32) -> PathBuf {
+    PathBuf::from(format!("thumbs/v{THUMB_VERSION}/{blake3}-{index}.png"))
+}
+
+fn value_of(m: &crate::model::Metadata, field: &str) -> Option<String> {
+    match field {
+        "title" => m.title.clone(),
+        "subtitle" => m.subtitle.clone(),
+        "authors" => (!m.authors.is_empty()).then(|| m.authors.join("; ")),
+        "publisher" => m.publisher.clone(),
+        "year" => m.year.map(|y| y.to_string()),
+        "edition" => m.edition.clone(),
+        "isbn" => m.isbn.clone(),
+        "doi" => m.doi.clone(),
+        "loc" => m.loc.clone(),
+        _ => None,
+    }
+}
+
+fn row(r: &Record, offset: u32) -> Row<'_> {
+    let status = r.status.as_str();
+    let current = Path::new(&r.path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let changed = r.proposed_filename.is_some() && r.proposed_filename != current;
+    let mut fields = Vec::new();
+    // page index → the fields read there
+    let mut pages: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+    for (name, thumb) in SHOWN {
+        let (value, sure) = match (value_of(&r.metadata, name), value_of(&r.unsure, name)) {
+            (Some(v), _) => (v, true),
+            (None, Some(v)) => (v, false),
+            (None, None) => continue,
+        };
+        let src = r.sources.get(name);
+        let source = src
+            .map(|s| {
+                let mut parts = Vec::new();
+                if let Some(p) = s.page {
+                    parts.push(format!("p. {p}"));
+                }
+                parts.push(s.via.as_str().to_string());
+                if let Some(c) = s.confidence {
+                    parts.push(format!("{c:.2}"));
+                }
+                parts.join(", ")
+            })
+            .unwrap_or_default();
+        if let (true, Some(page)) = (thumb, src.and_then(|s| s.page)) {
+            pages.entry(page).or_default().push(name);
+        }
+        fields.push(FieldView {
+            name,
+            value,
+            sure,
+            source,
+        });
+    }
+    let thumbs = match &r.blake3 {
+        Some(hash) if r.status != Status::Error => pages
+            .into_iter()
+            .filter(|(page, _)| *page >= offset)
+            .map(|(page, names)| Thumb {
+                page,
+                fields: names.join(", "),
+                src: format!("../../{}", thumb_rel(hash, page - offset).to_string_lossy()),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Row {
+        path: &r.path,
+        blake3: r.blake3.as_deref(),
+        status,
+        error: r.error.as_deref(),
+        proposed: r.proposed_filename.as_deref(),
+        changed,
+        approvable: r.status == Status::Complete && r.proposed_filename.is_some(),
+        fields,
+        warnings: &r.warnings,
+        thumbs,
+    }
+}
+
+/// The page for the records of run `run_id`.
+pub fn render(run_id: &str, records: &[Record], page_num_offset: u32) -> Result<String> {
+    #[derive(Serialize)]
+    struct Data<'a> {
+        run: &'a str,
+        records: Vec<Row<'a>>,
+    }
+    let data = Data {
+        run: run_id,
+        records: records.iter().map(|r| row(r, page_num_offset)).collect(),
+    };
+    // Inside <script>, "</" could end the element early: JSON allows the
+    // escape "<\/" with the same meaning.
+    let json = serde_json::to_string(&data)?.replace("</", "<\\/");
+    let id = crate::write::xml_escape(run_id);
+    Ok(include_str!("page.html")
+        .replace("__RUN_ID__", &id)
+        .replacen("__DATA__", &json, 1))
+}
+
+/// Writes `review.html` into `run_dir` from its `records.jsonl`.
+pub fn write_page(run_dir: &Path, page_num_offset: u32) -> Result<PathBuf> {
+    let records = crate::export::read_records(run_dir)?;
+    let run_id = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let html = render(&run_id, &records, page_num_offset)?;
+    let path = run_dir.join(PAGE_FILE);
+    fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// What [`make_thumbnails`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ThumbCounts {
+    pub made: usize,
+    pub cached: usize,
+    /// Files gone or changed since the run, or pages that did not render.
+    pub failed: usize,
+}
+
+/// Renders the missing thumbnails of the run's records into
+/// `cache/thumbs/` (pdfium in this process, one document at a time). A
+/// file that changed since the run (another hash) gets none.
+pub fn make_thumbnails(
+    cache_dir: &Path,
+    data_dir: &Path,
+    records: &[Record],
+    page_num_offset: u32,
+) -> ThumbCounts {
+    let mut counts = ThumbCounts::default();
+    for r in records {
+        let Some(hash) = &r.blake3 else { continue };
+        let wanted: Vec<u32> = row(r, page_num_offset)
+            .thumbs
+            .iter()
+            .map(|t| t.page - page_num_offset)
+            .collect();
+        let missing: Vec<u32> = wanted
+            .into_iter()
+            .filter(|&i| !cache_dir.join(thumb_rel(hash, i)).exists())
+            .collect();
+        counts.cached += row(r, page_num_offset).thumbs.len() - missing.len();
+        if missing.is_empty() {
+            continue;
+        }
+        let path = crate::export::current_path(r, data_dir);
+        let doc = match crate::inspect::Document::open(&path) {
+            Ok(d) if hex(&d.content_hash()) == *hash => d,
+            _ => {
+                counts.failed += missing.len();
+                continue;
+            }
+        };
+        for index in missing {
+            let dest = cache_dir.join(thumb_rel(hash, index));
+            let made = doc
+                .render_page(index, THUMB_DPI, 400_000)
+                .ok()
+                .and_then(|img| save_png(&img, &dest).ok());
+            match made {
+                Some(()) => counts.made += 1,
+                None => counts.failed += 1,
+            }
+        }
+    }
+    counts
+}
+
+fn hex(bytes: &[u8; 32]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Written under a temporary name and renamed: a reader never sees half a
+/// PNG, and an interrupted run leaves no broken thumbnail behind.
+fn save_png(img: &image::GrayImage, dest: &Path) -> Result<()> {
+    let dir = dest.parent().context("thumbnail folder")?;
+    fs::create_dir_all(dir)?;
+    let mut bytes = Vec::new();
+    img.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )?;
+    let tmp = dir.join(format!(
+        ".{}.{}",
+        dest.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    fs::write(&tmp, bytes)?;
+    fs::rename(&tmp, dest)?;
+    Ok(())
+}
+
+/// `colophon review`: makes the missing thumbnails of the run (the latest
+/// by default), writes its page again and opens it in the browser (or
+/// says where it is). Returns the page's path.
+pub fn command(
+    cache_dir: &Path,
+    data_dir: &Path,
+    page_num_offset: u32,
+    run_id: Option<&str>,
+    open: bool,
+) -> Result<PathBuf> {
+    let run_dir = crate::export::run_folder(cache_dir, run_id)?;
+    let records = crate::export::read_records(&run_dir)?;
+    let counts = make_thumbnails(cache_dir, data_dir, &records, page_num_offset);
+    eprintln!(
+        "colophon: thumbnails: {} made, {} already there, {} could not be made (file gone or changed)",
+        counts.made, counts.cached, counts.failed
+    );
+    let page = write_page(&run_dir, page_num_offset)?;
+    let page = page.canonicalize().unwrap_or(page);
+    println!("{}", page.display());
+    if open {
+        let opener = std::env::var_os("BROWSER").unwrap_or_else(|| "xdg-open".into());
+        let started = std::process::Command::new(&opener)
+            .arg(&page)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if started.is_err() {
+            eprintln!(
+                "colophon: no browser found ({}); open file://{} in one",
+                opener.to_string_lossy(),
+                page.display()
+            );
+        }
+    }
+    Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Metadata, Source, Via};
+
+    fn record() -> Record {
+        let mut r = Record::error(
+            "books/a</script>.pdf".into(),
+            Some("ff".repeat(32)),
+            String::new(),
+        );
+        r.status = Status::Complete;
+        r.error = None;
+        r.metadata = Metadata {
+            title: Some("Weaving".into()),
+            authors: vec!["Agnes Thornquist".into()],
+            year: Some(1972),
+            ..Metadata::default()
+        };
+        r.unsure.publisher = Some("Millbrook".into());
+        r.proposed_filename = Some("Thornquist - Weaving (1972).pdf".into());
+        for (f, page) in [("title", 2), ("authors", 2), ("year", 3), ("publisher", 3)] {
+            r.sources.insert(
+                f.into(),
+                Source {
+                    page: Some(page),
+                    via: Via::Text,
+                    confidence: Some(0.95),
+                },
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn rows_carry_fields_by_confidence_and_one_thumbnail_per_source_page() {
+        let r = record();
+        let row = row(&r, 1);
+        assert!(row.changed && row.approvable);
+        let view: Vec<(&str, &str, bool)> = row
+            .fields
+            .iter()
+            .map(|f| (f.name, f.value.as_str(), f.sure))
+            .collect();
+        assert_eq!(
+            view,
+            [
+                ("title", "Weaving", true),
+                ("authors", "Agnes Thornquist", true),
+                ("publisher", "Millbrook", false),
+                ("year", "1972", true),
+            ]
+        );
+        assert_eq!(row.fields[0].source, "p. 2, text, 0.95");
+        let thumbs: Vec<(u32, &str, &str)> = row
+            .thumbs
+            .iter()
+            .map(|t| (t.page, t.fields.as_str(), t.src.as_str()))
+            .collect();
+        let hash = "ff".repeat(32);
+        assert_eq!(
+            thumbs,
+            [
+                (
+                    2,
+                    "title, authors",
+                    format!("../../thumbs/v1/{hash}-1.png").as_str()
+                ),
+                (
+                    3,
+                    "publisher, year",
+                    format!("../../thumbs/v1/{hash}-2.png").as_str()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_page_is_self_contained_and_its_data_cannot_close_the_script() {
+        let html = render("20260101-000000-1", &[record()], 1).unwrap();
+        assert!(!html.contains("__DATA__") && !html.contains("__RUN_ID__"));
+        assert!(!html.contains("a</script>.pdf"), "the path is escaped");
+        assert!(html.contains("a<\\/script>.pdf"));
+        // No fetches: no external URL, script or font.
+        for bad in [
+            "http://",
+            "https://",
+            "<link",
+            "src=\"http",
+            "@import",
+            "fetch(",
+        ] {
+            assert!(!html.contains(bad), "{bad}");
+        }
+        let data_start = html.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+        let data_end = html[data_start..].find("</script>").unwrap() + data_start;
+        let data: serde_json::Value = serde_json::from_str(&html[data_start..data_end]).unwrap();
+        assert_eq!(data["run"], "20260101-000000-1");
+        assert_eq!(data["records"][0]["path"], "books/a</script>.pdf");
+    }
+}

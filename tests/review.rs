@@ -1,0 +1,286 @@
+//! The review page (`cache/runs/<id>/review.html`) loaded in headless
+//! Chromium (Debian's `chromium-headless-shell`, installed by
+//! scripts/setup.sh): its rows, colours and thumbnails on a real run, its
+//! paging at 2,000 records, and the approvals it offers driving a
+//! `--write --approved` that touches only the approved files.
+
+mod util;
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+use util::TestProject;
+
+const CHROMIUM: &str = "chromium-headless-shell";
+
+/// Runs headless Chromium on a local page with `args`; the DOM after the
+/// page's script ran when `--dump-dom` is among them.
+fn chromium(page: &Path, args: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(CHROMIUM)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("{CHROMIUM} is needed (scripts/setup.sh installs it): {e}"));
+    assert!(
+        out.status.success(),
+        "{CHROMIUM}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A `data-` attribute of the rendered `<body>`.
+fn body_attr(dom: &str, name: &str) -> String {
+    let key = format!("data-{name}=\"");
+    let start = dom.find(&key).unwrap_or_else(|| panic!("no {key} in the DOM")) + key.len();
+    dom[start..start + dom[start..].find('"').unwrap()].to_string()
+}
+
+fn run_folder(p: &TestProject) -> PathBuf {
+    std::fs::canonicalize(p.root().join("cache/runs/latest")).unwrap()
+}
+
+/// Ten PDFs (real fixtures, some twice under other names) and a broken one.
+fn real_project() -> TestProject {
+    let p = TestProject::new();
+    for (fixture, rel) in [
+        ("book-p03-asis.pdf", "books/weaving.pdf"),
+        ("book-p02-asis.pdf", "books/galley.pdf"),
+        ("paper_jss_stripped.pdf", "papers/zoo.pdf"),
+        ("wild_beamer_theme_manual.pdf", "manuals/beamer.pdf"),
+        ("book-p03-asis.pdf", "copies/weaving-2.pdf"),
+        ("book-p02-asis.pdf", "copies/galley-2.pdf"),
+        ("paper_jss_stripped.pdf", "copies/zoo-2.pdf"),
+        ("book-p03-asis.pdf", "copies/weaving-3.pdf"),
+        ("book-p02-asis.pdf", "copies/galley-3.pdf"),
+        ("encrypted_should_fail.pdf", "broken/locked.pdf"),
+    ] {
+        p.add(fixture, rel);
+    }
+    p
+}
+
+#[test]
+fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
+    let p = real_project();
+    let out = p.cmd().arg("-q").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let page = run_folder(&p).join("review.html");
+    assert!(page.is_file(), "every run writes its review page");
+
+    // `colophon review` draws the thumbnails (cached by content) and
+    // rewrites the page; a second call draws none.
+    let review = |args: &[&str]| {
+        let out = p
+            .cmd()
+            .args(["review", "--no-open"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, stderr) = review(&[]);
+    assert_eq!(stdout.trim(), page.display().to_string());
+    assert!(stderr.contains("already there"), "{stderr}");
+    assert!(!stderr.contains(" 0 made"), "{stderr}");
+    let (_, again) = review(&[]);
+    assert!(again.contains(": 0 made"), "{again}");
+    let thumbs = std::fs::read_dir(p.root().join("cache/thumbs/v1")).unwrap().count();
+    assert!(thumbs >= 4, "{thumbs} thumbnails");
+
+    let dom = chromium(&page, &["--dump-dom", "--virtual-time-budget=5000"]);
+    assert_eq!(body_attr(&dom, "rows"), "10");
+    assert!(dom.contains("10 of 10 PDFs"), "{dom}");
+    assert!(dom.contains("→ Thornquist, Hume - Weaving on Simple Looms (1972).pdf"));
+    assert!(dom.contains("p. 2, text"), "source pages shown");
+    assert!(dom.contains("the PDF is password-protected"), "errors shown");
+    assert!(dom.contains("class=\"f unsure\""), "unsure fields marked");
+    assert_eq!(dom.matches("type=\"checkbox\"").count(), 4 + 6, "4 filters, 6 complete rows");
+
+    // The screenshot: confident fields green, unsure ones yellow, and
+    // thumbnails (pages drawn in grey, not the placeholder's flat grey).
+    let shot = p.root().join("review.png");
+    chromium(
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1400,1800",
+            "--virtual-time-budget=5000",
+            "--hide-scrollbars",
+        ],
+    );
+    let img = image::open(&shot).unwrap().to_rgb8();
+    let count = |rgb: [u8; 3]| img.pixels().filter(|px| px.0 == rgb).count();
+    assert!(count([0xe3, 0xf5, 0xe1]) > 2000, "green (confident) fields");
+    assert!(count([0xff, 0xf1, 0xc9]) > 500, "yellow (unsure) fields");
+    // The thumbnails on screen are real pictures, loaded from cache/thumbs.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let counted = page.with_file_name("counted.html");
+    std::fs::write(
+        &counted,
+        html.replacen(
+            "</body>",
+            "<script>addEventListener('load', () => { document.body.dataset.loaded = \
+             [...document.images].filter(i => i.complete && i.naturalWidth > 50).length; });\
+             </script></body>",
+            1,
+        ),
+    )
+    .unwrap();
+    let dom = chromium(
+        &counted,
+        &["--dump-dom", "--virtual-time-budget=5000", "--window-size=1400,1800"],
+    );
+    let loaded: usize = body_attr(&dom, "loaded").parse().unwrap();
+    assert!(loaded >= 10, "{loaded} thumbnails loaded");
+    if let Ok(dir) = std::env::var("COLOPHON_SCREENSHOT_DIR") {
+        std::fs::copy(&shot, Path::new(&dir).join("review.png")).unwrap();
+    }
+}
+
+/// A run folder with `n` records made from a real record (varied
+/// statuses, paths and unsure fields), as the latest run.
+fn synthetic_run(p: &TestProject, n: usize) -> PathBuf {
+    let run = p.root().join("cache/runs/20260101-000000-1");
+    std::fs::create_dir_all(&run).unwrap();
+    let _ = std::fs::remove_file(p.root().join("cache/runs/latest"));
+    std::os::unix::fs::symlink("20260101-000000-1", p.root().join("cache/runs/latest")).unwrap();
+    let mut lines = String::new();
+    for i in 0..n {
+        let status = ["complete", "complete", "incomplete", "error"][i % 4];
+        let r = json!({
+            "path": format!("shelf-{}/book-{i}.pdf", i / 100),
+            "blake3": format!("{i:064x}"),
+            "pages": 200, "status": status,
+            "error": (status == "error").then_some("the PDF is password-protected"),
+            "metadata": {"title": format!("Weaving on Simple Looms, volume {i}"), "subtitle": null,
+                "authors": ["Agnes Thornquist", "Beatrice L. Hume"], "publisher": null, "year": 1972,
+                "edition": null, "isbn": "9780876112038", "doi": null, "loc": null},
+            "unsure": {"title": null, "subtitle": null, "authors": [], "publisher": "Millbrook Craft Books",
+                "year": null, "edition": null, "isbn": null, "doi": null, "loc": null},
+            "sources": {"title": {"page": 2, "via": "text", "confidence": 0.99},
+                "authors": {"page": 2, "via": "text", "confidence": 0.99},
+                "publisher": {"page": 3, "via": "text", "confidence": 0.8}},
+            "pages_read": {"front": [1, 2, 3], "back": []}, "vision": {"pages": [], "failed": []},
+            "proposed_filename": (status == "complete").then(|| format!("Thornquist, Hume - Weaving {i} (1972).pdf")),
+            "written": false, "warnings": []
+        });
+        lines.push_str(&r.to_string());
+        lines.push('\n');
+    }
+    std::fs::write(run.join("records.jsonl"), lines).unwrap();
+    let out = p.cmd().args(["review", "--no-open"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    run.join("review.html")
+}
+
+#[test]
+fn two_thousand_records_load_paged_in_chromium() {
+    let p = TestProject::new();
+    let page = synthetic_run(&p, 2000);
+    let started = Instant::now();
+    let dom = chromium(&page, &["--dump-dom", "--virtual-time-budget=5000"]);
+    let wall = started.elapsed();
+    assert_eq!(body_attr(&dom, "rows"), "100", "one page of rows is drawn");
+    assert!(dom.contains("2000 of 2000 PDFs"));
+    assert!(dom.contains("page 1 of 20"));
+    let render_ms: f64 = body_attr(&dom, "render-ms").parse().unwrap();
+    eprintln!(
+        "2,000 records: script {render_ms} ms, Chromium start to DOM {} ms",
+        wall.as_millis()
+    );
+    assert!(render_ms < 2000.0, "{render_ms} ms");
+}
+
+/// The page with a script appended that acts as the reader: it unticks
+/// the rows whose path contains `untick`, presses "Download approvals"
+/// and puts the file's text into the DOM (headless Chromium saves no
+/// downloads).
+fn page_that_unticks(page: &Path, untick: &str) -> PathBuf {
+    let html = std::fs::read_to_string(page).unwrap();
+    let script = format!(
+        r##"<script>
+for (const tr of document.querySelectorAll("#rows tr")) {{
+  const box = tr.querySelector("input[type=checkbox]");
+  if (box && tr.textContent.includes({untick:?})) {{ box.checked = false; box.dispatchEvent(new Event("change")); }}
+}}
+const a = document.getElementById("approvals");
+a.click = () => {{ document.body.dataset.approvals = decodeURIComponent(a.href.split(",")[1]); }};
+document.getElementById("download").click();
+</script></body>"##
+    );
+    let driven = page.with_file_name("driven.html");
+    std::fs::write(&driven, html.replacen("</body>", &script, 1)).unwrap();
+    driven
+}
+
+#[test]
+fn approvals_from_the_page_write_only_the_approved_files() {
+    let p = TestProject::new();
+    p.add("book-p03-asis.pdf", "books/weaving.pdf");
+    p.add("book-p02-asis.pdf", "books/galley.pdf");
+    let out = p.cmd().arg("-q").output().unwrap();
+    assert!(out.status.success());
+    let page = run_folder(&p).join("review.html");
+    let dom = chromium(
+        &page_that_unticks(&page, "galley"),
+        &["--dump-dom", "--virtual-time-budget=5000"],
+    );
+    let text = body_attr(&dom, "approvals")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    let approvals: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(approvals["approved"].as_array().unwrap().len(), 1, "{approvals}");
+    assert_eq!(approvals["approved"][0]["path"], "books/weaving.pdf");
+    let file = p.root().join("approved.json");
+    std::fs::write(&file, text).unwrap();
+
+    let before = p.snapshot();
+    let out = p
+        .cmd()
+        .args(["-q", "--json", "--write", "--approved"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = p.snapshot();
+    let names: Vec<String> = after.keys().map(|k| k.to_string_lossy().into_owned()).collect();
+    assert!(
+        names.contains(&"books/Thornquist, Hume - Weaving on Simple Looms (1972).pdf".into()),
+        "{names:?}"
+    );
+    assert_eq!(
+        after.get(Path::new("books/galley.pdf")),
+        before.get(Path::new("books/galley.pdf")),
+        "the unticked file is untouched"
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let galley: Value = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["path"] == "books/galley.pdf")
+        .unwrap();
+    assert_eq!(galley["written"], false);
+    assert!(
+        galley["warnings"][0].as_str().unwrap().contains("not approved"),
+        "{galley}"
+    );
+
+    // A file that is not an approvals file is bad usage: nothing runs.
+    std::fs::write(&file, "{}").unwrap();
+    let out = p
+        .cmd()
+        .args(["-q", "--write", "--approved"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
