@@ -11,6 +11,8 @@ packages=(
   tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
   time                                                # peak memory in scripts/perf.sh
   fonts-dejavu-core                                   # Cyrillic and title pictures of the generated books (tests)
+  pandoc bibutils                                     # export tests: BibTeX/BibLaTeX/CSL-JSON and RIS readers
+  chromium-headless-shell                             # review page tests (headless Chromium)
 )
 missing=()
 for p in "${packages[@]}"; do
