@@ -295,6 +295,37 @@ mod tests {
     }
 
     #[test]
+    fn export_review_and_approved_parse() {
+        assert_eq!(
+            parse(&[
+                "export", "--format", "csl-json", "--run", "R1", "-o", "lib.json"
+            ])
+            .unwrap()
+            .command,
+            Some(Command::Export {
+                run_id: Some("R1".into()),
+                format: crate::export::Format::CslJson,
+                output: Some("lib.json".into()),
+                include_unsure: false,
+            })
+        );
+        assert!(parse(&["export"]).is_err(), "export needs --format");
+        assert!(parse(&["export", "--format", "endnote"]).is_err());
+        assert_eq!(
+            parse(&["review", "--no-open"]).unwrap().command,
+            Some(Command::Review {
+                run_id: None,
+                no_open: true
+            })
+        );
+        let cli = parse(&["--write", "--approved", "ok.json"]).unwrap();
+        assert_eq!(
+            RunOptions::from_cli(&cli).approved,
+            Some(PathBuf::from("ok.json"))
+        );
+    }
+
+    #[test]
     fn worker_is_hidden_from_help() {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("vlm-check"), "{help}");

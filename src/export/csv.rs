@@ -4,7 +4,7 @@
 //! with `=`, `+`, `@`) gets a leading `'`, as spreadsheets themselves do.
 
 use super::{Entry, Options};
-use crate::model::{Metadata, Record, Status};
+use crate::model::{Metadata, Record};
 use anyhow::Result;
 use std::collections::HashMap;
 
