@@ -19,7 +19,12 @@ const CHROMIUM: &str = "chromium-headless-shell";
 fn chromium(page: &Path, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(CHROMIUM)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
@@ -36,7 +41,10 @@ fn chromium(page: &Path, args: &[&str]) -> String {
 /// A `data-` attribute of the rendered `<body>`.
 fn body_attr(dom: &str, name: &str) -> String {
     let key = format!("data-{name}=\"");
-    let start = dom.find(&key).unwrap_or_else(|| panic!("no {key} in the DOM")) + key.len();
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {key} in the DOM"))
+        + key.len();
     dom[start..start + dom[start..].find('"').unwrap()].to_string()
 }
 
@@ -81,7 +89,11 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         (
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8(out.stderr).unwrap(),
@@ -93,7 +105,9 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     assert!(!stderr.contains(" 0 made"), "{stderr}");
     let (_, again) = review(&[]);
     assert!(again.contains(": 0 made"), "{again}");
-    let thumbs = std::fs::read_dir(p.root().join("cache/thumbs/v1")).unwrap().count();
+    let thumbs = std::fs::read_dir(p.root().join("cache/thumbs/v1"))
+        .unwrap()
+        .count();
     assert!(thumbs >= 4, "{thumbs} thumbnails");
 
     let dom = chromium(&page, &["--dump-dom", "--virtual-time-budget=5000"]);
@@ -101,9 +115,16 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     assert!(dom.contains("10 of 10 PDFs"), "{dom}");
     assert!(dom.contains("→ Thornquist, Hume - Weaving on Simple Looms (1972).pdf"));
     assert!(dom.contains("p. 2, text"), "source pages shown");
-    assert!(dom.contains("the PDF is password-protected"), "errors shown");
+    assert!(
+        dom.contains("the PDF is password-protected"),
+        "errors shown"
+    );
     assert!(dom.contains("class=\"f unsure\""), "unsure fields marked");
-    assert_eq!(dom.matches("type=\"checkbox\"").count(), 4 + 6, "4 filters, 6 complete rows");
+    assert_eq!(
+        dom.matches("type=\"checkbox\"").count(),
+        4 + 6,
+        "4 filters, 6 complete rows"
+    );
 
     // The screenshot: confident fields green, unsure ones yellow, and
     // thumbnails (pages drawn in grey, not the placeholder's flat grey).
@@ -137,7 +158,11 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     .unwrap();
     let dom = chromium(
         &counted,
-        &["--dump-dom", "--virtual-time-budget=5000", "--window-size=1400,1800"],
+        &[
+            "--dump-dom",
+            "--virtual-time-budget=5000",
+            "--window-size=1400,1800",
+        ],
     );
     let loaded: usize = body_attr(&dom, "loaded").parse().unwrap();
     assert!(loaded >= 10, "{loaded} thumbnails loaded");
@@ -178,7 +203,11 @@ fn synthetic_run(p: &TestProject, n: usize) -> PathBuf {
     }
     std::fs::write(run.join("records.jsonl"), lines).unwrap();
     let out = p.cmd().args(["review", "--no-open"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     run.join("review.html")
 }
 
@@ -238,7 +267,11 @@ fn approvals_from_the_page_write_only_the_approved_files() {
         .replace("&quot;", "\"")
         .replace("&amp;", "&");
     let approvals: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(approvals["approved"].as_array().unwrap().len(), 1, "{approvals}");
+    assert_eq!(
+        approvals["approved"].as_array().unwrap().len(),
+        1,
+        "{approvals}"
+    );
     assert_eq!(approvals["approved"][0]["path"], "books/weaving.pdf");
     let file = p.root().join("approved.json");
     std::fs::write(&file, text).unwrap();
@@ -250,9 +283,16 @@ fn approvals_from_the_page_write_only_the_approved_files() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let after = p.snapshot();
-    let names: Vec<String> = after.keys().map(|k| k.to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = after
+        .keys()
+        .map(|k| k.to_string_lossy().into_owned())
+        .collect();
     assert!(
         names.contains(&"books/Thornquist, Hume - Weaving on Simple Looms (1972).pdf".into()),
         "{names:?}"
@@ -270,7 +310,10 @@ fn approvals_from_the_page_write_only_the_approved_files() {
         .unwrap();
     assert_eq!(galley["written"], false);
     assert!(
-        galley["warnings"][0].as_str().unwrap().contains("not approved"),
+        galley["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("not approved"),
         "{galley}"
     );
 
