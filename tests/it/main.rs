@@ -13,7 +13,9 @@ mod test_pdfs;
 mod util;
 
 mod cli;
+mod export;
 mod generated_books;
 mod ocr;
 mod reliability;
+mod review;
 mod vision;

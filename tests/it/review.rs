@@ -4,13 +4,11 @@
 //! paging at 2,000 records, and the approvals it offers driving a
 //! `--write --approved` that touches only the approved files.
 
-mod util;
-
+use crate::util::{self, TestProject};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-use util::TestProject;
 
 const CHROMIUM: &str = "chromium-headless-shell";
 
@@ -30,11 +28,7 @@ fn chromium(page: &Path, args: &[&str]) -> String {
         .arg(format!("file://{}", page.display()))
         .output()
         .unwrap_or_else(|e| panic!("{CHROMIUM} is needed (scripts/setup.sh installs it): {e}"));
-    assert!(
-        out.status.success(),
-        "{CHROMIUM}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{CHROMIUM}: {}", util::stderr(&out));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -76,7 +70,7 @@ fn real_project() -> TestProject {
 fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     let p = real_project();
     let out = p.cmd().arg("-q").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    util::assert_exit(&out, 1);
     let page = run_folder(&p).join("review.html");
     assert!(page.is_file(), "every run writes its review page");
 
@@ -89,11 +83,7 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
             .args(args)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", util::stderr(&out));
         (
             String::from_utf8(out.stdout).unwrap(),
             String::from_utf8(out.stderr).unwrap(),
@@ -203,11 +193,7 @@ fn synthetic_run(p: &TestProject, n: usize) -> PathBuf {
     }
     std::fs::write(run.join("records.jsonl"), lines).unwrap();
     let out = p.cmd().args(["review", "--no-open"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", util::stderr(&out));
     run.join("review.html")
 }
 
@@ -283,11 +269,7 @@ fn approvals_from_the_page_write_only_the_approved_files() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", util::stderr(&out));
     let after = p.snapshot();
     let names: Vec<String> = after
         .keys()
@@ -325,5 +307,5 @@ fn approvals_from_the_page_write_only_the_approved_files() {
         .arg(&file)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    util::assert_exit(&out, 2);
 }

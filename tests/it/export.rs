@@ -5,12 +5,10 @@
 //! and `xml.etree` (CSV and OPF), and biber's datamodel validation when
 //! biber is installed (it is not installed by setup.sh: 117 packages, 54 s).
 
-mod util;
-
+use crate::util::{self, TestProject};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use util::TestProject;
 
 /// Runs an external reader on `input` (stdin), failing the test with a
 /// hint when the reader is missing or refuses the input.
@@ -28,7 +26,7 @@ fn read_with(program: &str, args: &[&str], input: &[u8]) -> String {
     assert!(
         out.status.success(),
         "{program} {args:?} refused the export: {}",
-        String::from_utf8_lossy(&out.stderr)
+        util::stderr(&out)
     );
     String::from_utf8(out.stdout).unwrap()
 }
@@ -38,7 +36,7 @@ fn export(p: &TestProject, args: &[&str]) -> String {
     assert!(
         out.status.success(),
         "export {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        util::stderr(&out)
     );
     String::from_utf8(out.stdout).unwrap()
 }
@@ -127,9 +125,9 @@ fn a_real_run_exports_to_every_format_and_the_readers_agree() {
         .unwrap();
     assert!(out.status.success());
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("exported 3 records"),
+        util::stderr(&out).contains("exported 3 records"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        util::stderr(&out)
     );
     let rendered = citeproc(&csl_file);
     assert!(
@@ -201,7 +199,7 @@ fn opf_files_go_under_the_run_folder_in_a_dry_run_and_beside_the_pdfs_with_write
     assert!(out.status.success());
     let run = std::fs::canonicalize(p.root().join("cache/runs/latest")).unwrap();
     let opf = run.join("opf/books/weaving.opf");
-    assert!(opf.is_file(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(opf.is_file(), "{}", util::stderr(&out));
     assert!(!p.data().join("books/weaving.opf").exists());
     assert!(
         !run.join("opf/broken/locked.opf").exists(),
@@ -243,7 +241,7 @@ print(m.find("dc:date", ns).text)
     // With --write (a write run first, which renames the PDF), beside
     // the PDF under its new name.
     let out = p.cmd().args(["-q", "--write"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    util::assert_exit(&out, 1);
     let out = p
         .cmd()
         .args(["export", "--format", "opf", "--write"])
