@@ -110,10 +110,18 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
         "errors shown"
     );
     assert!(dom.contains("class=\"f unsure\""), "unsure fields marked");
+    // A tick on every row a --write would write (complete, with a name).
+    let records = std::fs::read_to_string(run_folder(&p).join("records.jsonl")).unwrap();
+    let writable = records
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["status"] == "complete" && r["proposed_filename"].is_string())
+        .count();
+    assert!(writable >= 6, "{records}");
     assert_eq!(
         dom.matches("type=\"checkbox\"").count(),
-        4 + 6,
-        "4 filters, 6 complete rows"
+        4 + writable,
+        "4 filters and one tick per writable row"
     );
 
     // The screenshot: confident fields green, unsure ones yellow, and
