@@ -13,7 +13,7 @@
 //! evidence, not as truth.
 
 use super::pattern::Pattern;
-use crate::model::{DocText, PageText, Via};
+use crate::model::{Candidate, DocText, Field, PageText, Value, Via};
 use std::sync::LazyLock;
 
 /// What a page is, judged from its wording and layout.
@@ -604,6 +604,37 @@ pub fn words(s: &str) -> usize {
 }
 
 /// Helpers to build page text in unit tests.
+/// Adds a candidate read from page `p`, or raises the score (and reason)
+/// of the same value already found on that page: one candidate per value
+/// and page, with its best evidence.
+pub fn keep_best(
+    out: &mut Vec<Candidate>,
+    field: Field,
+    p: &PageCtx,
+    value: Value,
+    score: f32,
+    why: String,
+) {
+    match out
+        .iter_mut()
+        .find(|c| c.field == field && c.value == value && c.page == Some(p.index()))
+    {
+        Some(c) if c.score >= score => {}
+        Some(c) => {
+            c.score = score;
+            c.why = why;
+        }
+        None => out.push(Candidate {
+            field,
+            value,
+            score,
+            page: Some(p.index()),
+            via: p.via(),
+            why,
+        }),
+    }
+}
+
 #[cfg(test)]
 pub mod testutil {
     use crate::model::{PageText, Rect, TextLine, Via};

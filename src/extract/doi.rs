@@ -45,25 +45,7 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                     continue;
                 };
                 let (score, why) = score(p, i, m.start());
-                let value = Value::Text(doi);
-                match out
-                    .iter_mut()
-                    .find(|c| c.value == value && c.page == Some(p.index()))
-                {
-                    Some(c) if c.score >= score => {}
-                    Some(c) => {
-                        c.score = score;
-                        c.why = why;
-                    }
-                    None => out.push(Candidate {
-                        field: Field::Doi,
-                        value,
-                        score,
-                        page: Some(p.index()),
-                        via: p.via(),
-                        why,
-                    }),
-                }
+                context::keep_best(&mut out, Field::Doi, p, Value::Text(doi), score, why);
             }
         }
     }

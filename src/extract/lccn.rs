@@ -49,7 +49,7 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                         "card number ending a CIP classification line (p{})",
                         p.index()
                     );
-                    push(&mut out, p, lccn, 0.8, why);
+                    context::keep_best(&mut out, Field::Loc, p, Value::Text(lccn), 0.8, why);
                 }
             }
             for m in LABEL.find_iter(t) {
@@ -67,34 +67,11 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                 };
                 let after = &rest[v.get(0).map_or(0, |x| x.end())..];
                 let (score, why) = score(p, i, m.as_str(), after);
-                push(&mut out, p, lccn, score, why);
+                context::keep_best(&mut out, Field::Loc, p, Value::Text(lccn), score, why);
             }
         }
     }
     out
-}
-
-/// Adds a candidate, or raises the score of the same value on the page.
-fn push(out: &mut Vec<Candidate>, p: &PageCtx, lccn: String, score: f32, why: String) {
-    let value = Value::Text(lccn);
-    match out
-        .iter_mut()
-        .find(|c| c.value == value && c.page == Some(p.index()))
-    {
-        Some(c) if c.score >= score => {}
-        Some(c) => {
-            c.score = score;
-            c.why = why;
-        }
-        None => out.push(Candidate {
-            field: Field::Loc,
-            value,
-            score,
-            page: Some(p.index()),
-            via: p.via(),
-            why,
-        }),
-    }
 }
 
 /// How many lines under its heading a CIP block runs.

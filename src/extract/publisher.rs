@@ -48,26 +48,8 @@ pub fn find(doc: &DocText) -> Vec<Candidate> {
 pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     let mut push = |p: &PageCtx, name: String, score: f32, why: &str| {
-        let value = Value::Text(name);
         let why = format!("{why} (p{})", p.index());
-        match out
-            .iter_mut()
-            .find(|c| c.value == value && c.page == Some(p.index()))
-        {
-            Some(c) if c.score >= score => {}
-            Some(c) => {
-                c.score = score;
-                c.why = why;
-            }
-            None => out.push(Candidate {
-                field: Field::Publisher,
-                value,
-                score,
-                page: Some(p.index()),
-                via: p.via(),
-                why,
-            }),
-        }
+        context::keep_best(&mut out, Field::Publisher, p, Value::Text(name), score, why);
     };
     // Organisations in running heads/feet, by page.
     let mut margins: BTreeMap<String, Vec<usize>> = BTreeMap::new();
