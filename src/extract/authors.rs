@@ -111,6 +111,12 @@ static NOTE_DIGITS: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"(\p{L})\d{1,2}(?:,\d{1,2})*\b|\s\d{1,2}(?:,\d{1,2})*(\s*[,;]|\s+and\b|\s*$)")
         .unwrap()
 });
+/// A footnote or affiliation mark glued to a name and followed by the next
+/// name: names set apart by their marks alone ("Ann Lee1 Bo Chen2",
+/// "Ann Lee∗ Bo Chen†"). The mark then separates them like a comma.
+static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(\p{L})(?:\d{1,2}(?:,\d{1,2})*|[*†‡§¶⁎∗✉⋆★]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s+(\p{Lu})").unwrap()
+});
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
@@ -369,6 +375,7 @@ fn read_names(text: &str, stop_at_other: bool) -> NameList {
         t.truncate(m.start());
         marked = true;
     }
+    t = MARK_BETWEEN.replace_all(&t, "$1, $2").to_string();
     t = FOOTNOTE.replace_all(&t, " ").to_string();
     t = OCR_MARK.replace_all(&t, "$1$2").to_string();
     t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
@@ -981,6 +988,12 @@ mod tests {
             vec!["K. J. Farrow", "P. L. Jones"]
         );
         assert_eq!(n("and the Q Core Team"), vec!["Q Core Team"]);
+        // Names set apart by their affiliation marks only.
+        assert_eq!(
+            n("Ann Lee1 Bo Chen1,2 Carl Diaz2"),
+            vec!["Ann Lee", "Bo Chen", "Carl Diaz"]
+        );
+        assert_eq!(n("Ann Lee∗ Bo Chen†"), vec!["Ann Lee", "Bo Chen"]);
         assert_eq!(
             n("Venkata Sai Ravi Chaluvadi 1 , Dmitri Kolesnikov 2 , and Amit Barzel 1"),
             vec![

@@ -410,12 +410,16 @@ fn finish_line(
     let mut sizes: Vec<(f32, usize)> = Vec::new();
     let mut bold = 0usize;
     let mut count = 0usize;
-    for &(i, space) in pending {
+    let (chars, spaces) = place_accents(glyphs, fg, pending);
+    for (k, &(i, _)) in pending.iter().enumerate() {
         let g = &glyphs[i];
-        if space && !text.is_empty() && !text.ends_with(' ') {
+        let Some(ch) = chars[k] else {
+            continue;
+        };
+        if spaces[k] && !text.is_empty() && !text.ends_with(' ') {
             text.push(' ');
         }
-        push_char(&mut text, g.ch);
+        push_char(&mut text, ch);
         count += 1;
         if g.bold {
             bold += 1;
@@ -449,6 +453,74 @@ fn finish_line(
         bold: bold * 2 > count,
     };
     (v, u, line)
+}
+
+/// The combining form of a spacing accent that TeX-style typesetting
+/// draws as a glyph of its own over or under a letter ("Z¨ollner",
+/// "Franc¸ois").
+fn combining(c: char) -> Option<char> {
+    Some(match c {
+        '\u{A8}' => '\u{308}',             // diaeresis
+        '\u{B4}' | '\u{2CA}' => '\u{301}', // acute
+        '`' | '\u{2CB}' => '\u{300}',      // grave
+        '\u{2C6}' | '^' => '\u{302}',      // circumflex
+        '\u{2DC}' | '~' => '\u{303}',      // tilde
+        '\u{AF}' | '\u{2C9}' => '\u{304}', // macron
+        '\u{2D8}' => '\u{306}',            // breve
+        '\u{2D9}' => '\u{307}',            // dot above
+        '\u{2DA}' => '\u{30A}',            // ring above
+        '\u{2DD}' => '\u{30B}',            // double acute
+        '\u{2C7}' => '\u{30C}',            // caron
+        '\u{B8}' => '\u{327}',             // cedilla
+        '\u{2DB}' => '\u{328}',            // ogonek
+        _ => return None,
+    })
+}
+
+/// Per glyph of a line: the character to write (`None` for an accent that
+/// went into its letter) and whether a space comes before it.
+///
+/// An accent drawn as its own glyph joins the neighbouring letter it sits
+/// over (its middle falls inside the letter's advance), when the two make
+/// one precomposed character: "Z¨ollner" reads "Zöllner". An accent beside
+/// a letter, as in program text ("a^b"), stays as printed.
+fn place_accents(
+    glyphs: &[Glyph],
+    fg: &[FGlyph],
+    pending: &[(usize, bool)],
+) -> (Vec<Option<char>>, Vec<bool>) {
+    let mut chars: Vec<Option<char>> = pending.iter().map(|&(i, _)| Some(glyphs[i].ch)).collect();
+    let mut spaces: Vec<bool> = pending.iter().map(|&(_, s)| s).collect();
+    for k in 0..pending.len() {
+        let i = pending[k].0;
+        let Some(mark) = combining(glyphs[i].ch) else {
+            continue;
+        };
+        let middle = (fg[i].u0 + fg[i].u1) / 2.0;
+        let under = |j: usize| {
+            let f = fg[pending[j].0];
+            f.u0 < middle && middle < f.u1
+        };
+        // The letter the accent sits over: after it (TeX writes "\"o" as
+        // the accent, then the letter), else before it (a cedilla).
+        let target = [k + 1, k.wrapping_sub(1)]
+            .into_iter()
+            .filter(|&j| j < pending.len() && under(j))
+            .find_map(|j| {
+                let letter = chars[j]?;
+                let base = if letter == '\u{131}' { 'i' } else { letter };
+                let composed = unicode_normalization::char::compose(base, mark)?;
+                Some((j, composed))
+            });
+        if let Some((j, composed)) = target {
+            chars[j] = Some(composed);
+            chars[k] = None;
+            if spaces[k] && j > k {
+                spaces[j] = true;
+            }
+        }
+    }
+    (chars, spaces)
 }
 
 /// Appends a glyph's text: ligatures are spelled out (so "ﬁ" matches "fi"),
@@ -519,6 +591,44 @@ mod tests {
             (b.x0 - 72.0).abs() < 1e-3 && (b.top - 92.5).abs() < 1e-3,
             "{b:?}"
         );
+    }
+
+    /// `word` laid out by [`word_glyphs`], with the spacing accent `mark`
+    /// drawn over (or under) the letter at `at`, as TeX's `\accent` draws
+    /// it: before the letter in the content stream, or `after` it.
+    fn accented(word: &str, at: usize, mark: char, after: bool) -> Vec<Glyph> {
+        let mut g = word_glyphs(word, 10.0, 50.0, 10.0, false);
+        let mut accent = g[at];
+        accent.ch = mark;
+        g.insert(if after { at + 1 } else { at }, accent);
+        g
+    }
+
+    #[test]
+    fn accents_drawn_as_own_glyphs_join_their_letters() {
+        // The accent comes before its letter in the stream ("Z¨ollner"),
+        // or after it (a cedilla: "Franc¸ois").
+        let read = |w: &str, at: usize, mark: char, after: bool| {
+            build_lines(&accented(w, at, mark, after))[0]
+                .line
+                .text
+                .clone()
+        };
+        assert_eq!(read("Zollner", 1, '¨', false), "Zöllner");
+        assert_eq!(read("Godel", 1, '¨', true), "Gödel");
+        assert_eq!(read("Francois", 4, '¸', true), "François");
+        // TeX's dotless i under an acute.
+        assert_eq!(read("Mart\u{131}n", 4, '´', false), "Martín");
+    }
+
+    #[test]
+    fn accents_beside_letters_stay_as_printed() {
+        // Program text: the caret and tilde have advances of their own.
+        let g = word_glyphs("a^b ~c x¨", 10.0, 50.0, 10.0, false);
+        assert_eq!(texts(&build_lines(&g)), vec!["a^b ~c x¨"]);
+        // Over a letter it has no precomposed form with: kept.
+        let g = accented("qx", 1, '¸', false);
+        assert_eq!(texts(&build_lines(&g)), vec!["q¸x"]);
     }
 
     #[test]

@@ -302,20 +302,30 @@ impl Page {
             e: 0.0,
             f: 0.0,
         };
-        // The vertical scale of the text matrix (0 when it cannot be had,
-        // which sends the size to the glyph-box fallback).
+        // The length of the text matrix's vertical axis, so that turned
+        // text keeps its size (0 when it cannot be had, which sends the
+        // size to the glyph-box fallback).
         let scale = if unsafe { lib.FPDFText_GetMatrix(tp, i, &mut m) } != 0 {
-            m.d
+            m.c.hypot(m.d)
         } else {
             0.0
         };
-        let angle = unsafe { lib.FPDFText_GetCharAngle(tp, i) };
+        // Pdfium measures the angle clockwise (atan2(c, a) of the matrix);
+        // lines and `map_angle` measure it counter-clockwise. Read the
+        // other way, text turned a quarter (an arXiv stamp, a landscape
+        // table) came out backwards.
+        let clockwise = unsafe { lib.FPDFText_GetCharAngle(tp, i) };
+        let angle = if clockwise.is_sign_negative() {
+            0.0
+        } else {
+            (std::f32::consts::TAU - clockwise).rem_euclid(std::f32::consts::TAU)
+        };
         let hidden = invisible_text
             && !obj.is_null()
             && is_invisible(unsafe { lib.FPDFTextObj_GetTextRenderMode(obj) });
         Style {
             size: (unscaled * scale).abs(),
-            angle: if angle.is_sign_negative() { 0.0 } else { angle },
+            angle,
             bold: fonts.is_some_and(|f| f.is_bold(lib, tp, i)),
             hidden,
         }

@@ -2,6 +2,7 @@
 //! copied from the team corpus; see tests/fixtures/SOURCES.md) and on
 //! broken files made by the tests.
 
+use crate::test_pdfs::SyntheticPdf;
 use crate::util::{self, TestProject, record_for};
 
 const PAPER: &str = "paper_jss_stripped.pdf";
@@ -620,4 +621,37 @@ fn title_needs_the_learned_weights() {
         .unwrap()
         .to_string();
     assert!(title.starts_with("Beamer Theme"), "{title}");
+}
+
+#[test]
+fn turned_text_reads_in_its_own_direction() {
+    // A side stamp going up the margin, a line going down the other margin
+    // and a caption turned by the page's transformation (as a landscape
+    // table on a portrait page is drawn): each reads forwards.
+    let ops = "BT /F1 24 Tf 100 700 Td (Plain Title) Tj ET\n\
+               BT /F1 10 Tf 0 1 -1 0 30 200 Tm (arXiv:2101.00001v1 [cs.CL] 4 Jan 2021) Tj ET\n\
+               BT /F1 10 Tf 0 -1 1 0 580 600 Tm (Turned downwards) Tj ET\n\
+               q 0 1 -1 0 0 0 cm BT /F1 14 Tf 300 -400 Td (Landscape Caption) Tj ET Q\n";
+    let p = TestProject::new();
+    p.write(
+        "turned.pdf",
+        &SyntheticPdf::new()
+            .page(612.0, 792.0, Some(ops))
+            .into_bytes(),
+    );
+    let out = p.cmd().args(["run", "--json"]).output().unwrap();
+    util::assert_exit(&out, 0);
+    let text = std::fs::read_to_string(
+        p.root()
+            .join("cache/runs/latest/diagnostics/turned/page-1.txt"),
+    )
+    .unwrap();
+    for line in [
+        "Plain Title",
+        "arXiv:2101.00001v1 [cs.CL] 4 Jan 2021",
+        "Turned downwards",
+        "Landscape Caption",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in:\n{text}");
+    }
 }
