@@ -12,6 +12,8 @@
 #   ../shared/corpus            gold (46 PDFs; groups: the book/paper)
 #   $WILD_DIR (../wild-pdfs)    silver, from ../shared/wild/fetch.sh (groups: package)
 #   $GEN_DIR  (../gen-books)    generated books, from scripts/gen-books.sh (groups: book)
+#   $PAPERS_DIR (../gen-papers) generated papers, reports and slides, from
+#                               scripts/gen-papers.sh (groups: paper)
 #
 # Usage: scripts/train-ranker.sh [--eval-only] [--reuse]
 #   --eval-only  measure and report, leave src/decide/weights.rs alone
@@ -25,6 +27,7 @@ root=$(pwd)
 shared=$(cd ../shared && pwd)
 WILD_DIR=${WILD_DIR:-$(cd .. && pwd)/wild-pdfs}
 GEN_DIR=${GEN_DIR:-$(cd .. && pwd)/gen-books}
+PAPERS_DIR=${PAPERS_DIR:-$(cd .. && pwd)/gen-papers}
 work=${TRAIN_WORK:-$root/target/train}
 python3 -c 'import numpy, matplotlib, sklearn' 2>/dev/null ||
   python3 -m pip install -q -r scripts/train-requirements.txt
@@ -60,11 +63,10 @@ sets+=(--set "gold:$(run_set gold "$shared/corpus/pdfs"):$shared/corpus/truth.js
 if [ -d "$WILD_DIR" ]; then
   sets+=(--set "wild:$(run_set wild "$WILD_DIR"):$shared/wild/truth.json:package")
 fi
-if [ -f "$GEN_DIR/truth.json" ]; then
-  # Links to the generated PDFs of the wanted conditions.
-  pick=$work/generated-pdfs
+pick_generated() { # name gen-dir: links to the PDFs of the wanted conditions
+  local pick=$work/$1-pdfs
   rm -rf "$pick" && mkdir -p "$pick"
-  python3 - "$GEN_DIR" "$pick" "${GEN_CONDITIONS:-asis}" <<'PY'
+  python3 - "$2" "$pick" "${GEN_CONDITIONS:-asis}" <<'PY'
 import json, os, sys
 gen, pick, conds = sys.argv[1], sys.argv[2], sys.argv[3].split()
 for t in json.load(open(os.path.join(gen, "truth.json"))):
@@ -72,7 +74,14 @@ for t in json.load(open(os.path.join(gen, "truth.json"))):
         name = os.path.basename(t["file"])
         os.symlink(os.path.join(gen, "pdfs", name), os.path.join(pick, name))
 PY
-  sets+=(--set "generated:$(run_set generated "$pick"):$GEN_DIR/truth.json:doc")
+  echo "$pick"
+}
+if [ -f "$GEN_DIR/truth.json" ]; then
+  sets+=(--set "generated:$(run_set generated "$(pick_generated generated "$GEN_DIR")"):$GEN_DIR/truth.json:doc")
+fi
+if [ -f "$PAPERS_DIR/truth.json" ]; then
+  # Every variant of one invented paper has the same "doc": one fold.
+  sets+=(--set "papers:$(run_set papers "$(pick_generated papers "$PAPERS_DIR")"):$PAPERS_DIR/truth.json:doc")
 fi
 out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png)
 ((eval_only)) || out+=(--weights src/decide/weights.rs)

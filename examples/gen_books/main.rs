@@ -3,7 +3,12 @@
 //!
 //! ```text
 //! cargo run --release --example gen_books -- --seed 7 --count 300 --out /tmp/gen [--scanned]
+//! cargo run --release --example gen_books -- --kind papers --count 300 --out /tmp/papers
 //! ```
+//!
+//! `--kind papers` writes scholarly papers (journal, proceedings, preprint
+//! and manuscript layouts), with a share of technical reports and slide
+//! decks, instead of books (`generator/paper.rs`).
 //!
 //! Output: `OUT/pdfs/<id>-born.pdf` (and `<id>-scanned.pdf`), and
 //! `OUT/truth.json` in the schema of `../shared/corpus/truth.json`. Book `i`
@@ -22,7 +27,14 @@ use rayon::prelude::*;
 use generator::fonts::Fonts;
 use generator::pages::Features;
 use generator::rng::Rng;
-use generator::{book, check, fonts, latex, pdf, scan};
+use generator::{book, check, fonts, latex, paper, pdf, scan};
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    Books,
+    /// Papers, with about 15 % reports and 10 % slide decks.
+    Papers,
+}
 
 #[derive(Parser, Debug)]
 #[command(about = "Writes invented books with labelled front and back matter")]
@@ -36,6 +48,9 @@ struct Args {
     /// Index of the first book (to extend a run).
     #[arg(long, default_value_t = 0)]
     start: usize,
+    /// What to invent.
+    #[arg(long, value_enum, default_value_t = What::Books)]
+    kind: What,
     /// Output folder (pdfs/ and truth.json go in it).
     #[arg(long)]
     out: PathBuf,
@@ -68,6 +83,74 @@ enum Outcome {
 
 fn book_id(seed: u64, i: usize) -> String {
     format!("gen-{seed}-{i:05}")
+}
+
+/// The scanned variant of a written PDF.
+fn scan_variant(
+    args: &Args,
+    i: usize,
+    path: &Path,
+    name: &str,
+    sizes: &[(f32, f32)],
+) -> Result<String> {
+    let pdfs = args.out.join("pdfs");
+    let sname = name.replace("-born.pdf", "-scanned.pdf");
+    let spath = pdfs.join(&sname);
+    let info = pdf::Info {
+        producer: "colophon gen_books (scan)".into(),
+        ..Default::default()
+    };
+    let mut srng = Rng::derive(args.seed ^ 0x5CA7, i as u64);
+    scan::scan(path, &spath, &mut srng, sizes, &info).map_err(anyhow::Error::msg)?;
+    Ok(sname)
+}
+
+const SCANNED: &str = "scanned: rendered, turned, blurred, noised, JPEG, no text layer";
+
+/// One invented paper, report or slide deck (`--kind papers`).
+fn one_paper(
+    args: &Args,
+    fonts: &Fonts,
+    tex: Option<&latex::Tex>,
+    check: bool,
+    i: usize,
+) -> Result<Outcome> {
+    let id = format!("paper-{}-{i:05}", args.seed);
+    let pdfs = args.out.join("pdfs");
+    let mut failures = Vec::new();
+    for attempt in 0..3u64 {
+        let mut rng = Rng::derive(args.seed ^ 0x9A9E, (i as u64) << 2 | attempt);
+        let kind = [paper::Kind::Paper, paper::Kind::Report, paper::Kind::Slides]
+            [rng.weighted(&[0.75, 0.15, 0.1])];
+        let g = paper::generate(&mut rng, &id, kind, fonts, tex);
+        let name = format!("{id}-born.pdf");
+        let path = pdfs.join(&name);
+        std::fs::write(&path, &g.pdf).with_context(|| format!("writing {}", path.display()))?;
+        if check {
+            let bad = check::missing(&path, &g.printed).map_err(anyhow::Error::msg)?;
+            if !bad.is_empty() {
+                failures.push(format!("{}: {}", g.producer, bad.join("; ")));
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+        }
+        let source = format!(
+            "generated: gen_books --kind papers seed {} item {i}, {}",
+            args.seed, g.producer
+        );
+        let mut records = vec![paper::truth(&g, &format!("pdfs/{name}"), "asis", &source)];
+        if args.scanned && !g.sizes.is_empty() {
+            let sname = scan_variant(args, i, &path, &name, &g.sizes)?;
+            records.push(paper::truth(
+                &g,
+                &format!("pdfs/{sname}"),
+                "scanned",
+                &format!("{source}; {SCANNED}"),
+            ));
+        }
+        return Ok(Outcome::Written(records, failures));
+    }
+    Ok(Outcome::Dropped(format!("{id}: {}", failures.join(" | "))))
 }
 
 fn one(
@@ -105,18 +188,9 @@ fn one(
         );
         let mut records = vec![book::truth(&g, &format!("pdfs/{name}"), "asis", &source)];
         if args.scanned {
-            let sname = format!("{id}-scanned.pdf");
-            let spath = pdfs.join(&sname);
             let sizes: Vec<(f32, f32)> = g.pages.iter().map(|p| (p.w, p.h)).collect();
-            let info = pdf::Info {
-                producer: "colophon gen_books (scan)".into(),
-                ..Default::default()
-            };
-            let mut srng = Rng::derive(args.seed ^ 0x5CA7, i as u64);
-            scan::scan(&path, &spath, &mut srng, &sizes, &info).map_err(anyhow::Error::msg)?;
-            let ssource = format!(
-                "{source}; scanned: rendered, turned, blurred, noised, JPEG, no text layer"
-            );
+            let sname = scan_variant(args, i, &path, &name, &sizes)?;
+            let ssource = format!("{source}; {SCANNED}");
             let mut rec = book::truth(&g, &format!("pdfs/{sname}"), "scanned", &ssource);
             for f in ["title", "subtitle"] {
                 if let Some(s) = rec["seen"].get_mut(f) {
@@ -181,7 +255,10 @@ fn main() -> Result<()> {
     let results: Vec<Result<Outcome>> = pool.install(|| {
         (args.start..args.start + args.count)
             .into_par_iter()
-            .map(|i| one(&args, &fonts, tex.as_ref(), check, i))
+            .map(|i| match args.kind {
+                What::Books => one(&args, &fonts, tex.as_ref(), check, i),
+                What::Papers => one_paper(&args, &fonts, tex.as_ref(), check, i),
+            })
             .collect()
     });
     let mut records = Vec::new();

@@ -281,7 +281,7 @@ pub fn person(rng: &mut Rng, lang: Lang) -> Person {
     }
 }
 
-fn place_name(rng: &mut Rng, lang: Lang) -> String {
+pub fn place_name(rng: &mut Rng, lang: Lang) -> String {
     match lang {
         Lang::Ru => syllables(
             rng,
@@ -300,7 +300,7 @@ fn place_name(rng: &mut Rng, lang: Lang) -> String {
     }
 }
 
-fn publisher_name(rng: &mut Rng, lang: Lang) -> String {
+pub fn publisher_name(rng: &mut Rng, lang: Lang) -> String {
     let a = family_name(rng, lang);
     let b = family_name(rng, lang);
     let place = place_name(rng, lang);
@@ -336,7 +336,7 @@ fn publisher_name(rng: &mut Rng, lang: Lang) -> String {
     }
 }
 
-fn cities(lang: Lang) -> &'static [&'static str] {
+pub fn cities(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::En => &[
             "London",

@@ -565,3 +565,159 @@ pub fn sentence(rng: &mut Rng, lang: Lang) -> String {
     s.push('.');
     s
 }
+
+/// The words of papers, reports and slide decks.
+pub struct PaperLabels {
+    pub abstract_: &'static [&'static str],
+    pub keywords: &'static [&'static str],
+    pub references: &'static [&'static str],
+    pub received: &'static str,
+    pub revised: &'static str,
+    pub accepted: &'static str,
+    pub published: &'static str,
+    pub article: &'static [&'static str],
+    pub corresponding: &'static str,
+    pub report: &'static [&'static str],
+    pub sections: &'static [&'static str],
+    pub thanks: &'static [&'static str],
+    pub university: &'static [&'static str],
+    pub department: &'static [&'static str],
+    pub institute: &'static [&'static str],
+}
+
+pub fn paper_labels(lang: Lang) -> &'static PaperLabels {
+    match lang {
+        Lang::En => &PAPER_EN,
+        Lang::De => &PAPER_DE,
+        Lang::Fr => &PAPER_FR,
+        Lang::Ru => &PAPER_RU,
+    }
+}
+
+static PAPER_EN: PaperLabels = PaperLabels {
+    abstract_: &["Abstract", "ABSTRACT", "Summary"],
+    keywords: &["Keywords", "Key words", "KEYWORDS", "Index Terms"],
+    references: &["References", "REFERENCES", "Bibliography"],
+    received: "Received",
+    revised: "Revised",
+    accepted: "Accepted",
+    published: "Published",
+    article: &[
+        "Research Article",
+        "Original Paper",
+        "ORIGINAL ARTICLE",
+        "Full Paper",
+        "Regular Article",
+    ],
+    corresponding: "Corresponding author",
+    report: &["Technical Report", "Research Report", "Working Paper"],
+    sections: &[
+        "Introduction",
+        "Related Work",
+        "Methods",
+        "Data and Setup",
+        "Results",
+        "Discussion",
+        "Conclusion",
+    ],
+    thanks: &["Thank you", "Questions?", "Thank you for your attention"],
+    university: &["University of {}", "{} University", "{} Institute of Technology"],
+    department: &[
+        "Department of Computer Science",
+        "School of Mathematics",
+        "Department of Physics",
+        "Faculty of Economics",
+        "Department of Earth Sciences",
+        "School of Engineering",
+    ],
+    institute: &["{} Research Laboratory", "{} Labs", "{} Systems Inc.", "{} Institute"],
+};
+
+static PAPER_DE: PaperLabels = PaperLabels {
+    abstract_: &["Zusammenfassung", "Kurzfassung", "Abstract"],
+    keywords: &["Schlüsselwörter", "Schlagwörter"],
+    references: &["Literatur", "Literaturverzeichnis", "Quellen"],
+    received: "Eingegangen",
+    revised: "Überarbeitet",
+    accepted: "Angenommen",
+    published: "Online publiziert",
+    article: &["Originalarbeit", "Fachbeitrag", "Forschungsbeitrag"],
+    corresponding: "Korrespondenzautor",
+    report: &["Technischer Bericht", "Forschungsbericht", "Arbeitspapier"],
+    sections: &[
+        "Einleitung",
+        "Verwandte Arbeiten",
+        "Methoden",
+        "Ergebnisse",
+        "Diskussion",
+        "Fazit",
+    ],
+    thanks: &["Vielen Dank", "Fragen?"],
+    university: &["Universität {}", "Technische Universität {}", "Hochschule {}"],
+    department: &[
+        "Institut für Informatik",
+        "Fakultät für Mathematik",
+        "Lehrstuhl für Statistik",
+        "Institut für Geowissenschaften",
+    ],
+    institute: &["{}-Institut", "Forschungszentrum {}", "{} GmbH"],
+};
+
+static PAPER_FR: PaperLabels = PaperLabels {
+    abstract_: &["Résumé", "RÉSUMÉ"],
+    keywords: &["Mots-clés", "Mots clés"],
+    references: &["Références", "Bibliographie"],
+    received: "Reçu le",
+    revised: "Révisé le",
+    accepted: "Accepté le",
+    published: "Publié le",
+    article: &["Article de recherche", "Article original"],
+    corresponding: "Auteur correspondant",
+    report: &["Rapport technique", "Rapport de recherche", "Document de travail"],
+    sections: &[
+        "Introduction",
+        "Travaux connexes",
+        "Méthodes",
+        "Résultats",
+        "Discussion",
+        "Conclusion",
+    ],
+    thanks: &["Merci", "Questions ?"],
+    university: &["Université de {}", "Université {}", "École normale de {}"],
+    department: &[
+        "Laboratoire d'informatique",
+        "Département de mathématiques",
+        "Institut de physique",
+        "Laboratoire de géosciences",
+    ],
+    institute: &["Laboratoire {}", "Centre de recherche {}", "{} SA"],
+};
+
+static PAPER_RU: PaperLabels = PaperLabels {
+    abstract_: &["Аннотация", "Резюме"],
+    keywords: &["Ключевые слова"],
+    references: &["Литература", "Список литературы"],
+    received: "Поступила",
+    revised: "После доработки",
+    accepted: "Принята",
+    published: "Опубликована",
+    article: &["Научная статья", "Оригинальная статья"],
+    corresponding: "Автор для переписки",
+    report: &["Технический отчёт", "Препринт"],
+    sections: &[
+        "Введение",
+        "Обзор литературы",
+        "Методы",
+        "Результаты",
+        "Обсуждение",
+        "Заключение",
+    ],
+    thanks: &["Спасибо за внимание", "Вопросы?"],
+    university: &["{} государственный университет", "Университет {}"],
+    department: &[
+        "Кафедра информатики",
+        "Факультет математики",
+        "Кафедра физики",
+    ],
+    institute: &["Институт {}", "НИИ {}", "ООО «{}»"],
+};

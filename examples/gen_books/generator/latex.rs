@@ -19,6 +19,10 @@ pub struct Tex {
     pub classes: Vec<&'static str>,
     /// (package, description)
     pub fonts: Vec<(&'static str, &'static str)>,
+    /// beamer.cls is there (slide decks).
+    pub beamer: bool,
+    /// eso-pic.sty is there (margin stamps on papers).
+    pub eso_pic: bool,
 }
 
 fn kpsewhich(file: &str) -> bool {
@@ -60,7 +64,14 @@ impl Tex {
         if classes.is_empty() || fonts.is_empty() || !needed.iter().all(|f| kpsewhich(f)) {
             return None;
         }
-        Some(Tex { classes, fonts })
+        let beamer = kpsewhich("beamer.cls") && kpsewhich("pgfmath.sty");
+        let eso_pic = kpsewhich("eso-pic.sty");
+        Some(Tex {
+            classes,
+            fonts,
+            beamer,
+            eso_pic,
+        })
     }
 }
 
@@ -292,18 +303,29 @@ pub fn render(
 ) -> Result<Vec<u8>, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
     let src = source(specs, g, choice, dir.path())?;
-    std::fs::write(dir.path().join("book.tex"), &src).map_err(|e| e.to_string())?;
+    run(dir.path(), &src, epoch)
+}
+
+/// Typesets a complete LaTeX source (no pictures) and returns the PDF bytes.
+pub fn compile(src: &str, epoch: i64) -> Result<Vec<u8>, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+    run(dir.path(), src, epoch)
+}
+
+fn run(dir: &Path, src: &str, epoch: i64) -> Result<Vec<u8>, String> {
+    std::fs::write(dir.join("book.tex"), src).map_err(|e| e.to_string())?;
     let out = Command::new("pdflatex")
         .args(["-interaction=batchmode", "-halt-on-error", "book.tex"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("SOURCE_DATE_EPOCH", epoch.to_string())
         .env("FORCE_SOURCE_DATE", "1")
         .output()
         .map_err(|e| format!("running pdflatex: {e}"))?;
     if !out.status.success() {
-        let log = std::fs::read_to_string(dir.path().join("book.log")).unwrap_or_default();
+        let log = std::fs::read_to_string(dir.join("book.log")).unwrap_or_default();
+        let _ = std::fs::write("/tmp/last-fail.tex", src);
         let err: Vec<&str> = log.lines().filter(|l| l.starts_with('!')).take(3).collect();
         return Err(format!("pdflatex failed: {}", err.join(" / ")));
     }
-    std::fs::read(dir.path().join("book.pdf")).map_err(|e| format!("reading book.pdf: {e}"))
+    std::fs::read(dir.join("book.pdf")).map_err(|e| format!("reading book.pdf: {e}"))
 }

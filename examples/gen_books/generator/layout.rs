@@ -112,6 +112,15 @@ pub enum Item {
         /// Extra space per ASCII space (justified lines, base-14 only).
         word_spacing: f32,
     },
+    /// A line turned 90° anticlockwise (reading upwards), its baseline
+    /// starting at (`x`, `y`): margin stamps.
+    Sideways {
+        x: f32,
+        y: f32,
+        face: Face,
+        size: f32,
+        text: String,
+    },
     Rect {
         x: f32,
         y: f32,

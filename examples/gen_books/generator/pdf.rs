@@ -158,37 +158,59 @@ pub fn write(fonts: &Fonts, pages: &[Page], info: &Info) -> Vec<u8> {
         let mut tw = 0.0f32;
         for item in &page.items {
             match item {
-                Item::Text {
-                    x,
-                    y,
-                    face,
-                    size,
-                    text,
-                    word_spacing,
-                } => {
+                Item::Text { .. } | Item::Sideways { .. } => {
+                    let (x, y, face, size, text, word_spacing, turned) = match item {
+                        Item::Text {
+                            x,
+                            y,
+                            face,
+                            size,
+                            text,
+                            word_spacing,
+                        } => (*x, *y, *face, *size, text, *word_spacing, false),
+                        Item::Sideways {
+                            x,
+                            y,
+                            face,
+                            size,
+                            text,
+                        } => (*x, *y, *face, *size, text, 0.0, true),
+                        _ => unreachable!(),
+                    };
                     let n = names.len();
                     let name = names
-                        .entry(*face)
+                        .entry(face)
                         .or_insert_with(|| format!("F{}", n + 1))
                         .clone();
-                    faces_here.insert(*face);
+                    faces_here.insert(face);
                     ops.push(Operation::new("BT", vec![]));
                     ops.push(Operation::new(
                         "Tf",
-                        vec![Object::Name(name.into_bytes()), Object::Real(*size)],
+                        vec![Object::Name(name.into_bytes()), Object::Real(size)],
                     ));
                     // Tw is graphics state: it outlives ET, so set it on every change.
-                    if *word_spacing != tw {
-                        ops.push(Operation::new("Tw", vec![Object::Real(*word_spacing)]));
-                        tw = *word_spacing;
+                    if word_spacing != tw {
+                        ops.push(Operation::new("Tw", vec![Object::Real(word_spacing)]));
+                        tw = word_spacing;
+                    }
+                    if turned {
+                        ops.push(Operation::new(
+                            "Tm",
+                            vec![
+                                0.into(),
+                                1.into(),
+                                (-1).into(),
+                                0.into(),
+                                Object::Real(x),
+                                Object::Real(y),
+                            ],
+                        ));
+                    } else {
+                        ops.push(Operation::new("Td", vec![Object::Real(x), Object::Real(y)]));
                     }
                     ops.push(Operation::new(
-                        "Td",
-                        vec![Object::Real(*x), Object::Real(*y)],
-                    ));
-                    ops.push(Operation::new(
                         "Tj",
-                        vec![encode(fonts, *face, text, &mut used)],
+                        vec![encode(fonts, face, text, &mut used)],
                     ));
                     ops.push(Operation::new("ET", vec![]));
                 }
