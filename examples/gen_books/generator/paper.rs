@@ -420,11 +420,13 @@ fn date(rng: &mut Rng, lang: Lang, year: i32) -> String {
 }
 
 fn initials(s: &str) -> String {
-    s.split_whitespace()
+    let i: String = s
+        .split_whitespace()
         .filter(|w| w.len() > 3)
-        .filter_map(|w| w.chars().find(|c| c.is_alphabetic()))
-        .flat_map(char::to_lowercase)
-        .collect()
+        .filter_map(|w| w.chars().find(|c| c.is_ascii_alphabetic()))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if i.is_empty() { "j".into() } else { i }
 }
 
 fn doi_for(rng: &mut Rng, abbr: &str, year: i32, vol: i64) -> String {
@@ -437,10 +439,10 @@ fn doi_for(rng: &mut Rng, abbr: &str, year: i32, vol: i64) -> String {
         ),
         1 => format!("10.{reg}/{abbr}.{year}.{}", rng.range(1000, 99999)),
         2 => format!(
-            "10.{reg}/s{}-0{}-0{}-{}",
+            "10.{reg}/s{}-{:03}-{:05}-{}",
             rng.range(10000, 49999),
             year % 100,
-            rng.range(1000, 9999),
+            rng.range(100, 9999),
             rng.range(0, 9)
         ),
         _ => format!("10.{reg}/{abbr}.v{vol:03}.i{:02}", rng.range(1, 12)),
