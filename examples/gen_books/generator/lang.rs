@@ -621,7 +621,11 @@ static PAPER_EN: PaperLabels = PaperLabels {
         "Conclusion",
     ],
     thanks: &["Thank you", "Questions?", "Thank you for your attention"],
-    university: &["University of {}", "{} University", "{} Institute of Technology"],
+    university: &[
+        "University of {}",
+        "{} University",
+        "{} Institute of Technology",
+    ],
     department: &[
         "Department of Computer Science",
         "School of Mathematics",
@@ -630,7 +634,12 @@ static PAPER_EN: PaperLabels = PaperLabels {
         "Department of Earth Sciences",
         "School of Engineering",
     ],
-    institute: &["{} Research Laboratory", "{} Labs", "{} Systems Inc.", "{} Institute"],
+    institute: &[
+        "{} Research Laboratory",
+        "{} Labs",
+        "{} Systems Inc.",
+        "{} Institute",
+    ],
 };
 
 static PAPER_DE: PaperLabels = PaperLabels {
@@ -653,7 +662,11 @@ static PAPER_DE: PaperLabels = PaperLabels {
         "Fazit",
     ],
     thanks: &["Vielen Dank", "Fragen?"],
-    university: &["Universität {}", "Technische Universität {}", "Hochschule {}"],
+    university: &[
+        "Universität {}",
+        "Technische Universität {}",
+        "Hochschule {}",
+    ],
     department: &[
         "Institut für Informatik",
         "Fakultät für Mathematik",
@@ -673,7 +686,11 @@ static PAPER_FR: PaperLabels = PaperLabels {
     published: "Publié le",
     article: &["Article de recherche", "Article original"],
     corresponding: "Auteur correspondant",
-    report: &["Rapport technique", "Rapport de recherche", "Document de travail"],
+    report: &[
+        "Rapport technique",
+        "Rapport de recherche",
+        "Document de travail",
+    ],
     sections: &[
         "Introduction",
         "Travaux connexes",

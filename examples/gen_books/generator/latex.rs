@@ -323,7 +323,6 @@ fn run(dir: &Path, src: &str, epoch: i64) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("running pdflatex: {e}"))?;
     if !out.status.success() {
         let log = std::fs::read_to_string(dir.join("book.log")).unwrap_or_default();
-        let _ = std::fs::write("/tmp/last-fail.tex", src);
         let err: Vec<&str> = log.lines().filter(|l| l.starts_with('!')).take(3).collect();
         return Err(format!("pdflatex failed: {}", err.join(" / ")));
     }

@@ -152,7 +152,9 @@ const TOPICS: [&str; 14] = [
 ];
 
 fn acronym(rng: &mut Rng) -> String {
-    let c = ["B", "C", "D", "F", "G", "K", "L", "M", "N", "P", "R", "S", "T", "V", "Z"];
+    let c = [
+        "B", "C", "D", "F", "G", "K", "L", "M", "N", "P", "R", "S", "T", "V", "Z",
+    ];
     let v = ["A", "E", "I", "O", "U"];
     let mut s = String::new();
     for _ in 0..rng.range(1, 2) {
@@ -252,10 +254,7 @@ fn title_en(rng: &mut Rng) -> (String, Option<String>) {
     };
     if rng.chance(0.15) {
         // "ACRONYM: what it does"
-        return (
-            acronym(rng),
-            Some(format!("{adj} {task} with {method}")),
-        );
+        return (acronym(rng), Some(format!("{adj} {task} with {method}")));
     }
     let place = invent::place_name(rng, Lang::En);
     let sub = rng.chance(0.3).then(|| match rng.below(5) {
@@ -582,7 +581,9 @@ pub fn invent(rng: &mut Rng, id: String, kind: Kind, lang: Lang) -> Paper {
     let initial_style = lang != Lang::Ru && rng.chance(0.3);
     let corr = rng.below(n_authors);
     let equal = rng.chance(0.15);
-    let domain = rng.pick(&["edu", "ac.uk", "de", "fr", "org", "com"]).to_string();
+    let domain = rng
+        .pick(&["edu", "ac.uk", "de", "fr", "org", "com"])
+        .to_string();
     let mut authors = Vec::new();
     for i in 0..n_authors {
         let p = invent::person(rng, lang);
@@ -603,7 +604,10 @@ pub fn invent(rng: &mut Rng, id: String, kind: Kind, lang: Lang) -> Paper {
                 1 => format!("{}{f}", g.chars().next().unwrap_or('x')),
                 _ => f.clone(),
             };
-            format!("{user}@{}.{domain}", ascii(&invent::place_name(rng, Lang::En)))
+            format!(
+                "{user}@{}.{domain}",
+                ascii(&invent::place_name(rng, Lang::En))
+            )
         });
         let orcid = rng.chance(0.15).then(|| {
             format!(
@@ -752,7 +756,14 @@ pub fn invent(rng: &mut Rng, id: String, kind: Kind, lang: Lang) -> Paper {
         (Kind::Paper, Venue::Preprint) => {
             let sy = y + if rng.chance(0.3) { 1 } else { 0 };
             let m = rng.range(1, 12);
-            let cat = rng.pick(&["cs.LG", "cs.CL", "stat.ME", "physics.geo-ph", "q-fin.ST", "cs.SE"]);
+            let cat = rng.pick(&[
+                "cs.LG",
+                "cs.CL",
+                "stat.ME",
+                "physics.geo-ph",
+                "q-fin.ST",
+                "cs.SE",
+            ]);
             let mon = [
                 "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
             ][m as usize - 1];
@@ -849,17 +860,10 @@ pub fn invent(rng: &mut Rng, id: String, kind: Kind, lang: Lang) -> Paper {
         footnotes.push("This is an open access article under the CC BY licence.".into());
     }
     let n_refs = rng.range(6, 16) as usize;
-    let references: Vec<String> = (0..n_refs)
-        .map(|i| reference(rng, lang, i, y))
-        .collect();
+    let references: Vec<String> = (0..n_refs).map(|i| reference(rng, lang, i, y)).collect();
     let numeric = references.iter().any(|r| r.starts_with('['));
     let cites: Vec<(String, i32)> = (0..n_refs)
-        .map(|_| {
-            (
-                invent::family_name(rng, lang),
-                y - rng.range(0, 20) as i32,
-            )
-        })
+        .map(|_| (invent::family_name(rng, lang), y - rng.range(0, 20) as i32))
         .collect();
     let mut heads: Vec<&str> = l.sections.to_vec();
     let keep = rng.range(3, heads.len().min(5) as i64) as usize;

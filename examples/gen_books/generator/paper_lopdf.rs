@@ -74,12 +74,24 @@ fn author_blocks(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<Block> {
             n if rng.chance(0.5) => format!("{} {and} {}", names[..n - 1].join(", "), names[n - 1]),
             _ => names.join(", "),
         };
-        out.push(Block::text(text, st.face(false, false), st.size * 1.3, st.align, 10.0));
+        out.push(Block::text(
+            text,
+            st.face(false, false),
+            st.size * 1.3,
+            st.align,
+            10.0,
+        ));
         let affs: Vec<String> = p
             .affiliations
             .iter()
             .enumerate()
-            .map(|(i, a)| if numbered { format!("{}{a}", i + 1) } else { a.clone() })
+            .map(|(i, a)| {
+                if numbered {
+                    format!("{}{a}", i + 1)
+                } else {
+                    a.clone()
+                }
+            })
             .collect();
         out.push(Block::text(
             affs.join("\n"),
@@ -88,7 +100,11 @@ fn author_blocks(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<Block> {
             st.align,
             6.0,
         ));
-        let mails: Vec<&str> = p.authors.iter().filter_map(|a| a.email.as_deref()).collect();
+        let mails: Vec<&str> = p
+            .authors
+            .iter()
+            .filter_map(|a| a.email.as_deref())
+            .collect();
         if !mails.is_empty() {
             out.push(Block::text(
                 mails.join(", "),
@@ -112,7 +128,13 @@ fn author_blocks(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<Block> {
             if let Some(e) = &a.email {
                 line.push_str(&format!("\n{e}"));
             }
-            out.push(Block::text(line, st.face(false, true), st.size * 0.85, st.align, 1.0));
+            out.push(Block::text(
+                line,
+                st.face(false, true),
+                st.size * 0.85,
+                st.align,
+                1.0,
+            ));
         }
     }
     out
@@ -137,7 +159,13 @@ fn footnote_blocks(p: &Paper, st: &Style, doi: bool) -> Vec<Block> {
             frac: 0.3,
             align: Align::Left,
         },
-        Block::text(lines.join("\n"), st.face(false, false), st.size * 0.75, Align::Left, 0.0),
+        Block::text(
+            lines.join("\n"),
+            st.face(false, false),
+            st.size * 0.75,
+            Align::Left,
+            0.0,
+        ),
     ]
 }
 
@@ -149,7 +177,13 @@ fn body_specs(rng: &mut Rng, p: &Paper, st: &Style, columns: usize) -> Vec<PageS
         } else {
             h.clone()
         };
-        blocks.push(Block::text(head, st.face(true, false), st.size * 1.1, Align::Left, 8.0));
+        blocks.push(Block::text(
+            head,
+            st.face(true, false),
+            st.size * 1.1,
+            Align::Left,
+            8.0,
+        ));
         for para in paras {
             blocks.push(st.para(para, st.size, 3.0));
         }
@@ -168,7 +202,13 @@ fn body_specs(rng: &mut Rng, p: &Paper, st: &Style, columns: usize) -> Vec<PageS
         0.0,
     )];
     for r in &p.references {
-        refs.push(Block::text(r.clone(), st.face(false, false), st.size * 0.85, Align::Left, 3.0));
+        refs.push(Block::text(
+            r.clone(),
+            st.face(false, false),
+            st.size * 0.85,
+            Align::Left,
+            3.0,
+        ));
     }
     let mut spec = PageSpec::new(PageKind::Body, refs, st.face(false, false));
     spec.columns = columns;
@@ -192,7 +232,13 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
         ));
         if !doi_in_foot {
             if let Some(d) = &p.doi_line {
-                b.push(Block::text(d.clone(), st.display(false), st.size * 0.85, a, 0.0));
+                b.push(Block::text(
+                    d.clone(),
+                    st.display(false),
+                    st.size * 0.85,
+                    a,
+                    0.0,
+                ));
             }
         }
         b.push(Block::Rule {
@@ -201,10 +247,22 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
         });
     }
     if let Some(l) = &p.label {
-        b.push(Block::text(l.clone(), st.display(true), st.size, Align::Left, 4.0));
+        b.push(Block::text(
+            l.clone(),
+            st.display(true),
+            st.size,
+            Align::Left,
+            4.0,
+        ));
     }
     if let Some(r) = &p.report_line {
-        b.push(Block::text(r.clone(), st.display(false), st.size, st.align, 4.0));
+        b.push(Block::text(
+            r.clone(),
+            st.display(false),
+            st.size,
+            st.align,
+            4.0,
+        ));
     }
     let t = title_text(p, rng);
     b.push(Block::text(
@@ -216,7 +274,13 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
     ));
     b.extend(author_blocks(rng, p, st));
     if let Some(d) = &p.date_line {
-        b.push(Block::text(d.clone(), st.face(false, false), st.size, st.align, 6.0));
+        b.push(Block::text(
+            d.clone(),
+            st.face(false, false),
+            st.size,
+            st.align,
+            6.0,
+        ));
     }
     if !p.dates.is_empty() {
         b.push(Block::text(
@@ -229,7 +293,13 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
     }
     if p.masthead.is_empty() && !doi_in_foot {
         if let Some(d) = &p.doi_line {
-            b.push(Block::text(d.clone(), st.face(false, false), st.size * 0.8, st.align, 2.0));
+            b.push(Block::text(
+                d.clone(),
+                st.face(false, false),
+                st.size * 0.8,
+                st.align,
+                2.0,
+            ));
         }
     }
     b.push(Block::text(
@@ -241,7 +311,13 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
     ));
     b.push(st.para(&p.abstract_text, st.size * 0.95, 2.0));
     if let Some(k) = &p.keywords {
-        b.push(Block::text(k.clone(), st.face(false, true), st.size * 0.9, Align::Left, 4.0));
+        b.push(Block::text(
+            k.clone(),
+            st.face(false, true),
+            st.size * 0.9,
+            Align::Left,
+            4.0,
+        ));
     }
     b.extend(footnote_blocks(p, st, doi_in_foot || p.masthead.is_empty()));
     let mut specs = vec![PageSpec::new(PageKind::Title, b, st.face(false, false))];
@@ -252,13 +328,31 @@ fn paper_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
 
 fn slide_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
     let mut b = vec![Block::Fill(1.0)];
-    b.push(Block::text(p.title.clone(), st.display(true), 28.0, Align::Center, 0.0));
+    b.push(Block::text(
+        p.title.clone(),
+        st.display(true),
+        28.0,
+        Align::Center,
+        0.0,
+    ));
     if let Some(s) = &p.subtitle {
-        b.push(Block::text(s.clone(), st.display(false), 18.0, Align::Center, 6.0));
+        b.push(Block::text(
+            s.clone(),
+            st.display(false),
+            18.0,
+            Align::Center,
+            6.0,
+        ));
     }
     b.push(Block::Fill(0.5));
     let names: Vec<String> = p.authors.iter().map(|a| a.name.clone()).collect();
-    b.push(Block::text(names.join(", "), st.face(false, false), 16.0, Align::Center, 0.0));
+    b.push(Block::text(
+        names.join(", "),
+        st.face(false, false),
+        16.0,
+        Align::Center,
+        0.0,
+    ));
     b.push(Block::text(
         p.affiliations.join("\n"),
         st.face(false, true),
@@ -267,7 +361,13 @@ fn slide_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
         4.0,
     ));
     if let Some(e) = &p.event {
-        b.push(Block::text(e.clone(), st.face(false, false), 12.0, Align::Center, 12.0));
+        b.push(Block::text(
+            e.clone(),
+            st.face(false, false),
+            12.0,
+            Align::Center,
+            12.0,
+        ));
     }
     b.push(Block::Fill(1.0));
     let foot = format!(
@@ -277,7 +377,13 @@ fn slide_specs(rng: &mut Rng, p: &Paper, st: &Style) -> Vec<PageSpec> {
     );
     let mut specs = vec![PageSpec::new(PageKind::Title, b, st.face(false, false))];
     for (i, (h, paras)) in p.sections.iter().enumerate() {
-        let mut b = vec![Block::text(h.clone(), st.display(true), 24.0, Align::Left, 0.0)];
+        let mut b = vec![Block::text(
+            h.clone(),
+            st.display(true),
+            24.0,
+            Align::Left,
+            0.0,
+        )];
         for s in paras[0].split(". ").take(4) {
             b.push(Block::text(
                 format!("\u{2022} {}", s.trim_end_matches('.')),

@@ -79,7 +79,11 @@ fn author_block(rng: &mut Rng, p: &Paper) -> String {
             let mails: Vec<String> = p
                 .authors
                 .iter()
-                .filter_map(|a| a.email.as_ref().map(|e| format!("\\texttt{{{}}}", escape(e))))
+                .filter_map(|a| {
+                    a.email
+                        .as_ref()
+                        .map(|e| format!("\\texttt{{{}}}", escape(e)))
+                })
                 .collect();
             if !mails.is_empty() {
                 let _ = writeln!(t, "{{\\small {}\\par}}", mails.join(", "));
@@ -123,11 +127,7 @@ fn author_block(rng: &mut Rng, p: &Paper) -> String {
         }
         _ => {
             for a in &p.authors {
-                let aff: Vec<String> = a
-                    .affs
-                    .iter()
-                    .map(|i| escape(&p.affiliations[*i]))
-                    .collect();
+                let aff: Vec<String> = a.affs.iter().map(|i| escape(&p.affiliations[*i])).collect();
                 let _ = writeln!(
                     t,
                     "{{\\large {}}}{}\\\\ {{\\small\\itshape {}}}\\par\\smallskip",
@@ -236,7 +236,11 @@ fn abstract_tex(p: &Paper, env: bool) -> String {
         );
     }
     if let Some(k) = &p.keywords {
-        let _ = writeln!(t, "\\smallskip\\noindent{{\\small\\itshape {}}}\\par", escape(k));
+        let _ = writeln!(
+            t,
+            "\\smallskip\\noindent{{\\small\\itshape {}}}\\par",
+            escape(k)
+        );
     }
     t
 }
@@ -331,7 +335,11 @@ fn paper_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
         t.push_str("\\maketitle\n");
         t.push_str(&footnotes_tex(p, doi_in_foot));
         if !p.dates.is_empty() {
-            let _ = writeln!(t, "{{\\footnotesize {}\\par}}", escape(&p.dates.join(" / ")));
+            let _ = writeln!(
+                t,
+                "{{\\footnotesize {}\\par}}",
+                escape(&p.dates.join(" / "))
+            );
         }
         if !doi_in_foot {
             if let Some(d) = &p.doi_line {
@@ -350,7 +358,11 @@ fn paper_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
         let _ = writeln!(
             block,
             "{{{}\\fontsize{{{s}}}{{{l}}}\\selectfont\\bfseries {}\\par}}\\bigskip",
-            if center { "\\centering" } else { "\\raggedright" },
+            if center {
+                "\\centering"
+            } else {
+                "\\raggedright"
+            },
             title_tex(p, rng.chance(0.5)),
             s = rng.range(16, 24),
             l = 28
@@ -358,7 +370,11 @@ fn paper_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
         let _ = writeln!(
             block,
             "{{{}\n{}}}",
-            if center { "\\centering" } else { "\\raggedright" },
+            if center {
+                "\\centering"
+            } else {
+                "\\raggedright"
+            },
             author_block(rng, p)
         );
         if let Some(d) = &p.date_line {
@@ -429,12 +445,26 @@ fn report_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
     t.push_str(&abstract_tex(p, true));
     t.push_str(&body_tex(p, true, rng.chance(0.5)));
     t.push_str("\\end{document}\n");
-    (t, format!("pdflatex (article class, {font}, report title page)"))
+    (
+        t,
+        format!("pdflatex (article class, {font}, report title page)"),
+    )
 }
 
 fn slides_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
-    let theme = *rng.pick(&["default", "Madrid", "Boadilla", "CambridgeUS", "Warsaw", "Berlin"]);
-    let ratio = if rng.chance(0.5) { "aspectratio=169" } else { "" };
+    let theme = *rng.pick(&[
+        "default",
+        "Madrid",
+        "Boadilla",
+        "CambridgeUS",
+        "Warsaw",
+        "Berlin",
+    ]);
+    let ratio = if rng.chance(0.5) {
+        "aspectratio=169"
+    } else {
+        ""
+    };
     let (mut t, _) = preamble(rng, tex, ratio, "beamer");
     let _ = writeln!(t, "\\usetheme{{{theme}}}");
     let _ = writeln!(t, "\\title{{{}}}", escape(&p.title));
@@ -471,7 +501,12 @@ fn slides_source(rng: &mut Rng, p: &Paper, tex: &Tex) -> (String, String) {
 
 /// Typesets a paper, report or slide deck; returns the PDF and the
 /// producer's description.
-pub fn render(rng: &mut Rng, p: &Paper, tex: &Tex, epoch: i64) -> Result<(Vec<u8>, String), String> {
+pub fn render(
+    rng: &mut Rng,
+    p: &Paper,
+    tex: &Tex,
+    epoch: i64,
+) -> Result<(Vec<u8>, String), String> {
     let (src, producer) = match p.kind {
         Kind::Paper => paper_source(rng, p, tex),
         Kind::Report => report_source(rng, p, tex),
