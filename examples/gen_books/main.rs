@@ -85,6 +85,25 @@ fn book_id(seed: u64, i: usize) -> String {
     format!("gen-{seed}-{i:05}")
 }
 
+/// Writes a PDF and runs the self-check on it: `Some(what is missing)`
+/// (and the file removed) when a printed truth value is not found.
+fn write_checked(
+    path: &Path,
+    pdf: &[u8],
+    printed: &[generator::pages::Printed],
+    check: bool,
+) -> Result<Option<String>> {
+    std::fs::write(path, pdf).with_context(|| format!("writing {}", path.display()))?;
+    if check {
+        let bad = check::missing(path, printed).map_err(anyhow::Error::msg)?;
+        if !bad.is_empty() {
+            let _ = std::fs::remove_file(path);
+            return Ok(Some(bad.join("; ")));
+        }
+    }
+    Ok(None)
+}
+
 /// The scanned variant of a written PDF.
 fn scan_variant(
     args: &Args,
@@ -125,14 +144,9 @@ fn one_paper(
         let g = paper::generate(&mut rng, &id, kind, fonts, tex);
         let name = format!("{id}-born.pdf");
         let path = pdfs.join(&name);
-        std::fs::write(&path, &g.pdf).with_context(|| format!("writing {}", path.display()))?;
-        if check {
-            let bad = check::missing(&path, &g.printed).map_err(anyhow::Error::msg)?;
-            if !bad.is_empty() {
-                failures.push(format!("{}: {}", g.producer, bad.join("; ")));
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
+        if let Some(bad) = write_checked(&path, &g.pdf, &g.printed, check)? {
+            failures.push(format!("{}: {bad}", g.producer));
+            continue;
         }
         let source = format!(
             "generated: gen_books --kind papers seed {} item {i}, {}",
@@ -173,14 +187,9 @@ fn one(
         let g = book::generate(&mut rng, &id, fonts, features, tex);
         let name = format!("{id}-born.pdf");
         let path = pdfs.join(&name);
-        std::fs::write(&path, &g.pdf).with_context(|| format!("writing {}", path.display()))?;
-        if check {
-            let bad = check::missing(&path, &g.composed.printed).map_err(anyhow::Error::msg)?;
-            if !bad.is_empty() {
-                failures.push(bad.join("; "));
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
+        if let Some(bad) = write_checked(&path, &g.pdf, &g.composed.printed, check)? {
+            failures.push(bad);
+            continue;
         }
         let source = format!(
             "generated: gen_books seed {} book {i}, {}",

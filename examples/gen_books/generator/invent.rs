@@ -94,7 +94,7 @@ pub struct Book {
     pub copyright_holder: String,
 }
 
-fn cap(s: &str) -> String {
+pub fn cap(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),

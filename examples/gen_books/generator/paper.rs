@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use unicode_normalization::UnicodeNormalization;
 
 use super::fonts::Fonts;
-use super::invent::{self, Person};
+use super::invent::{self, Person, cap};
 use super::lang::{self, Lang, paper_labels};
 use super::latex::Tex;
 use super::pages::{Field, Printed};
@@ -116,14 +116,6 @@ pub struct Paper {
     pub sections: Vec<(String, Vec<String>)>,
     pub ref_head: String,
     pub references: Vec<String>,
-}
-
-fn cap(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// ASCII letters of a name, for e-mail addresses.
