@@ -165,7 +165,8 @@ const NOT_NAME_WORDS: &[&str] = &[
     "specification", "reference", "collection", "catalogue", "catalog", "dictionary",
     "encyclopedia", "atlas", "programming", "mathematics", "physics", "chemistry", "biology",
     "economics", "law", "engineering", "computing", "computer", "statistics", "algorithms",
-    "structures", "networks",
+    "structures", "networks", "received", "accepted", "revised", "submitted", "available",
+    "online", "eingegangen", "angenommen", "recu", "accepte",
 ];
 
 /// Places that look like a first and last name.
@@ -592,19 +593,28 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     let Some(head) = head else {
         return;
     };
-    let heading = &pl.blocks[head];
+    let mut heading = &pl.blocks[head];
     let front = layout.is_front(pl.page);
     let display = pl.is_display();
     let has_heading = heading.size >= layout.body_size * 1.2;
-    if !(display || has_heading && heading.top < pl.page.height * 0.45) {
-        return;
-    }
-    let base = match (front, display, has_heading) {
-        (true, _, true) => 0.7,
-        (true, true, false) => 0.3,
-        // Back covers quote reviewers by name: only support, never alone.
-        (false, true, _) => 0.25,
-        _ => return,
+    let base = if display || has_heading && heading.top < pl.page.height * 0.45 {
+        match (front, display, has_heading) {
+            (true, _, true) => 0.7,
+            (true, true, false) => 0.3,
+            // Back covers quote reviewers by name: only support, never alone.
+            (false, true, _) => 0.25,
+            _ => return,
+        }
+    } else {
+        // An article set in one size: its title is the block right over
+        // the first line of names in the upper part of its first page.
+        match bylined_block(pl).filter(|_| pl.page.index <= 1) {
+            Some(b) => {
+                heading = &pl.blocks[b];
+                0.35
+            }
+            None => return,
+        }
     };
 
     struct Group {
@@ -634,9 +644,15 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
                 continue;
             }
             let f = fold(&l.text);
-            // The byline sits right under the title.
-            let far = l.bbox.top - heading.bottom > heading.size * 5.0;
-            let prose = is_long_line(l, pl) && l.size <= layout.body_size * 1.1;
+            // The byline sits right under the title, and a long one goes
+            // on for as long as its lines follow each other.
+            let above = open.as_ref().map_or(heading.bottom, |g| g.bottom);
+            let far = l.bbox.top - above > heading.size * 5.0;
+            // (A long line of affiliations or names is not prose.)
+            let prose = is_long_line(l, pl)
+                && l.size <= layout.body_size * 1.1
+                && !matches!(pl.kinds[i], LineKind::Affiliation | LineKind::Names { .. })
+                && !mostly_capitalised(&l.text);
             if is_paper_section(&f) || prose || far {
                 break;
             }
@@ -688,6 +704,15 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             }
             LineKind::Affiliation => {
                 if let Some(g) = open.as_mut().filter(|g| near(g)) {
+                    g.bottom = l.bbox.bottom;
+                }
+            }
+            // Each author may be followed by lines of their own (a
+            // department, a town, a note) that read as neither names nor
+            // institutions: the list goes on after them. (A line as large
+            // as the title is not one of those.)
+            LineKind::Other if l.size < heading.size * 0.8 && open.as_ref().is_some_and(near) => {
+                if let Some(g) = open.as_mut() {
                     g.bottom = l.bbox.bottom;
                 }
             }
@@ -744,6 +769,24 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     }
 }
 
+/// The first block in the upper part of the page with a line of names right
+/// under it.
+fn bylined_block(pl: &PageLayout) -> Option<usize> {
+    let upper = pl.page.height * 0.45;
+    pl.blocks.iter().position(|b| {
+        b.top < upper
+            && !b
+                .lines
+                .iter()
+                .any(|&i| matches!(pl.kinds[i], LineKind::Names { .. }))
+            && pl.rows.iter().zip(&pl.kinds).any(|(l, k)| {
+                matches!(k, LineKind::Names { .. })
+                    && l.bbox.top >= b.bottom - 1.0
+                    && l.bbox.top - b.bottom <= b.size.max(8.0) * 2.5
+            })
+    })
+}
+
 /// Section heads that end a paper's title block.
 fn is_paper_section(f: &str) -> bool {
     let f = f.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
@@ -759,6 +802,18 @@ fn is_paper_section(f: &str) -> bool {
     ]
     .iter()
     .any(|s| f == *s || f.starts_with(&format!("{s} ")))
+}
+
+/// Most words start with a capital: a line of names and institutions
+/// ("Department of Physics, University of Morford, London"), not a
+/// sentence.
+fn mostly_capitalised(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let caps = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    caps * 2 > words.len()
 }
 
 fn is_long_line(l: &TextLine, pl: &PageLayout) -> bool {
@@ -958,7 +1013,7 @@ fn inverted_name(part: &str) -> Option<String> {
 mod tests {
     use super::super::layout::testutil::*;
     use super::*;
-    use crate::model::PageText;
+    use crate::model::{PageText, TextLine};
 
     fn names(c: &Candidate) -> Vec<String> {
         match &c.value {
@@ -1319,6 +1374,77 @@ mod tests {
         let c = find(&doc);
         assert_eq!(c.len(), 2);
         assert!(c.iter().all(|c| names(c) == vec!["Liisa Harjunen"]));
+    }
+
+    #[test]
+    fn paper_authors_each_followed_by_their_own_lines() {
+        // One author a line, each with a department and town that read as
+        // neither names nor institutions ("Holmwald-Institut, Hamburg").
+        let mut lines = vec![
+            line("Analysis of Historical Newspapers", 17.0, 90.0),
+            line("Otto Berghof", 11.0, 125.0),
+            line("Holmwald-Institut, Hamburg", 10.0, 139.0),
+            line("Rita Sandmeier", 11.0, 156.0),
+            line("Tallberg-Werke, Kiel", 10.0, 170.0),
+            line("rita@tallberg.example", 10.0, 183.0),
+            line("Hans zu Ellerbeck", 11.0, 200.0),
+            line_at(
+                "Department of Physics, University of Morford, London; Institute of Advanced Studies, Bristol",
+                10.0,
+                214.0,
+                20.0,
+            ),
+            line("Anna Marie Quist", 11.0, 230.0),
+            line("Received August 2019; Accepted February 2020", 10.0, 245.0),
+            line("Abstract", 10.0, 270.0),
+        ];
+        for k in 0..25 {
+            let mut l = line_at(
+                "We show how old newspapers can be read by anyone who has a laptop and",
+                10.0,
+                290.0 + k as f32 * 14.0,
+                54.0,
+            );
+            l.bbox.x1 = 378.0;
+            lines.push(l);
+        }
+        let pages = [page_of(0, lines)];
+        let c = best(&pages, 12);
+        assert_eq!(
+            names(&c),
+            vec![
+                "Otto Berghof",
+                "Rita Sandmeier",
+                "Hans zu Ellerbeck",
+                "Anna Marie Quist"
+            ]
+        );
+    }
+
+    #[test]
+    fn article_set_in_one_size_names_its_author() {
+        // Running head, bold title, byline and abstract, all in the body size.
+        let mut lines = vec![
+            line_at("Bulletin of the Society, Volume 3, No. 2", 10.0, 45.0, 72.0),
+            TextLine {
+                bold: true,
+                ..line("The quillmark package", 10.0, 80.0)
+            },
+            line("Ada Lindqvist", 10.0, 97.0),
+            line("Abstract", 10.0, 121.0),
+        ];
+        for k in 0..30 {
+            let mut l = line_at(
+                "The quillmark package lets you set marks in the margin of a page and",
+                10.0,
+                140.0 + k as f32 * 13.0,
+                72.0,
+            );
+            l.bbox.x1 = 520.0;
+            lines.push(l);
+        }
+        let c = best(&[page_of(0, lines)], 9);
+        assert_eq!(names(&c), vec!["Ada Lindqvist"]);
     }
 
     #[test]

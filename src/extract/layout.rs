@@ -589,7 +589,10 @@ fn blocks(rows: &[TextLine], kinds: &[LineKind], page_width: f32, tolerance: f32
             let pitch = b.top - last.bbox.top;
             let overlap = b.x0 < blk.x1 && b.x1 > blk.x0;
             let centred = ((b.x0 + b.x1) / 2.0 - (blk.x0 + blk.x1) / 2.0).abs() < page_width * 0.08;
-            (same_size(l.size, blk.size)
+            // A byline in another weight than the line above it starts
+            // anew even at the same size (a bold title over its author).
+            let restyled = byline != last_byline && l.bold != last.bold;
+            (same_size(l.size, blk.size) && !restyled
                 || same_size_within(l.size, blk.size, tolerance) && byline == last_byline)
                 && pitch > l.size * 0.5
                 && gap < l.size * 0.9

@@ -342,6 +342,9 @@ fn heading_candidates(
     let first_sub = plausible
         .first()
         .and_then(|&(bi, _)| subtitle_block(pl, bi));
+    if pl.page.index <= 1 {
+        bylined_headings(pl, &kinds, out);
+    }
     for (rank, &(bi, penalty)) in plausible.iter().enumerate().take(2) {
         let b = &pl.blocks[bi];
         let ratio = b.size / body;
@@ -441,6 +444,35 @@ fn heading_candidates(
         why = format!("{why}, {:.1}pt", b.size);
         let sub = subtitle_under(pl, bi);
         push_pair(out, pl, &b.text, sub, score, &why);
+    }
+}
+
+/// Blocks in the upper part of an opening page that sit right over a line
+/// of names, however small their type: an article set in one size (a
+/// bulletin, a package manual) still prints its title over its byline.
+/// Weak on their own (a block also proposed by size joins that candidate's
+/// cluster); the ranker weighs them with everything else.
+fn bylined_headings(pl: &PageLayout, kinds: &[(usize, &LineKind)], out: &mut Vec<Candidate>) {
+    let height = pl.page.height.max(1.0);
+    for (bi, b) in pl.blocks.iter().enumerate() {
+        if pl.title_penalties[bi] != Some(0.0)
+            || b.lines.len() > 3
+            || b.top > height * 0.45
+            || matches!(classify(&b.text), LineKind::Names { .. })
+        {
+            continue;
+        }
+        let byline_under = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            matches!(k, LineKind::Names { .. })
+                && !b.lines.contains(i)
+                && l.bbox.top >= b.bottom - 1.0
+                && l.bbox.top - b.bottom <= b.size.max(8.0) * 2.5
+        });
+        if byline_under {
+            let why = format!("block over a byline, {:.1}pt", b.size);
+            push_pair(out, pl, &b.text, subtitle_under(pl, bi), 0.3, &why);
+        }
     }
 }
 
@@ -619,7 +651,7 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
 mod tests {
     use super::super::layout::testutil::*;
     use super::*;
-    use crate::model::PageText;
+    use crate::model::{PageText, TextLine};
 
     fn text(c: &Candidate) -> &str {
         match &c.value {
@@ -646,6 +678,43 @@ mod tests {
             .find(|s| s.field == Field::Subtitle && s.page == t.page && s.score == t.score)
             .map(|s| text(s).to_string());
         (text(&t).to_string(), s, t)
+    }
+
+    #[test]
+    fn article_set_in_one_size_offers_the_block_over_its_byline() {
+        // A bulletin article: running head, bold title, byline and
+        // abstract in the body size. The title is a candidate, however
+        // weak, and the byline is not part of it.
+        let mut lines = vec![
+            line_at("Bulletin of the Society, Volume 3, No. 2", 10.0, 45.0, 72.0),
+            TextLine {
+                bold: true,
+                ..line("The quillmark package", 10.0, 80.0)
+            },
+            line("Ada Lindqvist", 10.0, 97.0),
+            line("Abstract", 10.0, 121.0),
+        ];
+        for k in 0..30 {
+            let mut l = line_at(
+                "The quillmark package lets you set marks in the margin of a page and",
+                10.0,
+                140.0 + k as f32 * 13.0,
+                72.0,
+            );
+            l.bbox.x1 = 520.0;
+            lines.push(l);
+        }
+        let doc = DocText {
+            pages: &[page_of(0, lines)],
+            page_count: 9,
+        };
+        let found = find(&doc);
+        assert!(
+            found.iter().any(|c| c.field == Field::Title
+                && text(c) == "The quillmark package"
+                && c.why.starts_with("block over a byline")),
+            "{found:#?}"
+        );
     }
 
     #[test]

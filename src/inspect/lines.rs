@@ -410,7 +410,8 @@ fn finish_line(
     let mut sizes: Vec<(f32, usize)> = Vec::new();
     let mut bold = 0usize;
     let mut count = 0usize;
-    let (chars, spaces) = place_accents(glyphs, fg, pending);
+    let (chars, mut spaces) = place_accents(glyphs, fg, pending);
+    close_letter_spacing(glyphs, fg, pending, &chars, &mut spaces);
     for (k, &(i, _)) in pending.iter().enumerate() {
         let g = &glyphs[i];
         let Some(ch) = chars[k] else {
@@ -523,6 +524,39 @@ fn place_accents(
     (chars, spaces)
 }
 
+/// A line set letter by letter ("l u a - w i d o w", spaced small
+/// capitals) reads as words: when every gap is wide enough for a space and
+/// so each written word would be one letter, spaces stay only where the
+/// gap is clearly wider than the letters' own tracking, or nowhere when all
+/// gaps are alike.
+fn close_letter_spacing(
+    glyphs: &[Glyph],
+    fg: &[FGlyph],
+    pending: &[(usize, bool)],
+    chars: &[Option<char>],
+    spaces: &mut [bool],
+) {
+    let kept: Vec<usize> = (0..pending.len()).filter(|&k| chars[k].is_some()).collect();
+    if kept.len() < LETTER_SPACED_MIN || !kept[1..].iter().all(|&k| spaces[k]) {
+        return;
+    }
+    let gaps: Vec<f32> = kept
+        .windows(2)
+        .map(|w| fg[pending[w[1]].0].u0 - fg[pending[w[0]].0].u1)
+        .collect();
+    let mut sorted = gaps.clone();
+    sorted.sort_by(f32::total_cmp);
+    let tracking = sorted[sorted.len() / 2];
+    let em = glyphs[pending[kept[0]].0].size.max(1.0);
+    for (w, gap) in kept.windows(2).zip(gaps) {
+        spaces[w[1]] = gap > tracking * 1.6 && gap > tracking + 0.15 * em;
+    }
+}
+
+/// Letters in a row, each apart from the next, before a line counts as
+/// letter-spaced: fewer are more often initials or symbols ("A B C").
+const LETTER_SPACED_MIN: usize = 6;
+
 /// Appends a glyph's text: ligatures are spelled out (so "ﬁ" matches "fi"),
 /// pdfium's marker for a line-end hyphen becomes '-', control characters
 /// are dropped.
@@ -629,6 +663,28 @@ mod tests {
         // Over a letter it has no precomposed form with: kept.
         let g = accented("qx", 1, '¸', false);
         assert_eq!(texts(&build_lines(&g)), vec!["q¸x"]);
+    }
+
+    #[test]
+    fn letter_spaced_lines_read_as_words() {
+        // 0.5 em letters, 0.3 em tracking and one word gap of 0.8 em.
+        let mut g = Vec::new();
+        let mut x = 10.0;
+        for ch in "lua-widow control".chars() {
+            if ch == ' ' {
+                x += 5.0;
+                continue;
+            }
+            g.extend(word_glyphs(&ch.to_string(), x, 50.0, 10.0, false));
+            x += 8.0;
+        }
+        assert_eq!(texts(&build_lines(&g)), vec!["lua-widow control"]);
+        // Evenly spaced throughout: one word.
+        let g = word_glyphs("p r e l i m", 10.0, 50.0, 10.0, false);
+        assert_eq!(texts(&build_lines(&g)), vec!["prelim"]);
+        // Ordinary words are untouched, and so are a few initials.
+        let g = word_glyphs("a b c", 10.0, 50.0, 10.0, false);
+        assert_eq!(texts(&build_lines(&g)), vec!["a b c"]);
     }
 
     #[test]
