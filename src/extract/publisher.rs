@@ -115,6 +115,11 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                 push(p, name, s, why);
             }
         }
+        if k == 0 {
+            if let Some(name) = report_issuer(p) {
+                push(p, name, 0.5, "institution over or under a report number");
+            }
+        }
     }
     for (name, on) in margins {
         if name.is_empty() {
@@ -283,6 +288,29 @@ pub fn clean_name(s: &str) -> String {
     } else {
         s
     }
+}
+
+/// A report's or working paper's number ("Technical Report 752",
+/// "Working Paper No. 2010/089", "Forschungsbericht 12").
+static REPORT_NUMBER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?i)^(?:technical|research|internal|project|annual|final|interim)?\s*(?:report|working\s+paper|discussion\s+paper|technical\s+note|memorandum|memo|white\s+paper|(?:forschungs|arbeits|technischer\s+)?bericht|rapport(?:\s+technique|\s+de\s+recherche)?|document\s+de\s+travail)\s*(?:no\.?|nr\.?|n°|number|#)?\s*[A-Z]{0,6}[-/ ]?\d[\w/.-]*$",
+    )
+    .unwrap()
+});
+
+/// The institution that issues a report: an organisation on its own line
+/// right over or under the report number on the first page.
+fn report_issuer(p: &PageCtx) -> Option<String> {
+    let n = p.len().min(12);
+    let at = (0..n).find(|&i| REPORT_NUMBER.is_match(p.text(i).trim()))?;
+    [at.checked_sub(1), Some(at + 1)]
+        .into_iter()
+        .flatten()
+        .filter(|&j| j < p.len())
+        .map(|j| p.text(j).trim())
+        .find(|t| is_org(t) && context::words(t) <= 10 && !t.contains('@'))
+        .map(clean_name)
 }
 
 /// The name reads like an organisation.
@@ -574,6 +602,36 @@ mod tests {
         assert_eq!(v, "Éditions Varène & Cie");
         assert!(s >= 0.5);
         assert!(c.iter().all(|c| c.value != Value::Text("Paris".into())));
+    }
+
+    #[test]
+    fn institution_over_a_report_number_issues_the_report() {
+        let first = page(
+            0,
+            &[
+                ("Department of Geology, Harwick University", 11.0, 60.0),
+                ("Research Report 752", 11.0, 78.0),
+                (
+                    "Crop Yield Prediction with Model Predictive Control",
+                    18.0,
+                    120.0,
+                ),
+                ("Nora Elderby and Kelan Goldgate", 12.0, 160.0),
+                ("August 2013", 11.0, 190.0),
+            ],
+        );
+        let c = run(&[first], 9);
+        let (v, _) = best(&c).unwrap();
+        assert_eq!(v, "Department of Geology, Harwick University");
+        // A report number with nothing that reads as an institution by it.
+        let bare = page(
+            0,
+            &[
+                ("Working Paper No. 2010/089", 11.0, 60.0),
+                ("Load Balancing Revisited", 18.0, 120.0),
+            ],
+        );
+        assert!(best(&run(&[bare], 9)).is_none());
     }
 
     #[test]

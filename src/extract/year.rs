@@ -157,6 +157,13 @@ fn years_in(s: &str) -> Vec<Year> {
         if before.is_some_and(|c| c == '.' && start >= 2 && b[start - 2].is_ascii_digit()) {
             continue;
         }
+        // Nor a report or standard number ("TR-2009-35", "ISO-8601").
+        if before == Some('-') && start >= 2 && b[start - 2].is_ascii_uppercase() {
+            if let Some(c) = RANGE_END.captures(&s[i..]) {
+                i += c.get(0).unwrap().end();
+            }
+            continue;
+        }
         let Ok(y) = s[start..i].parse::<i32>() else {
             continue;
         };
@@ -587,6 +594,8 @@ mod tests {
         assert_eq!(ys("2008-09-15"), vec![2008]);
         assert_eq!(ys("ISBN 978-1-85237-713-7 and 10010"), Vec::<i32>::new());
         assert_eq!(ys("version 1.2007"), Vec::<i32>::new());
+        assert_eq!(ys("Research Report TR-2009-35"), Vec::<i32>::new());
+        assert_eq!(ys("issue 12-2009"), vec![2009]);
     }
 
     #[test]
