@@ -166,7 +166,9 @@ const NOT_NAME_WORDS: &[&str] = &[
     "encyclopedia", "atlas", "programming", "mathematics", "physics", "chemistry", "biology",
     "economics", "law", "engineering", "computing", "computer", "statistics", "algorithms",
     "structures", "networks", "received", "accepted", "revised", "submitted", "available",
-    "online", "eingegangen", "angenommen", "recu", "accepte",
+    "online", "eingegangen", "angenommen", "recu", "accepte", "hochschule", "fachhochschule",
+    "technische", "ecole", "akademie", "politecnico", "polytechnic", "polytechnique", "released",
+    "updated", "modified",
 ];
 
 /// Places that look like a first and last name.
@@ -192,7 +194,7 @@ const PLACES: &[&str] = &[
 const PARTICLES: &[&str] = &[
     "van", "von", "der", "den", "de", "du", "da", "das", "dos", "del", "della", "di", "le",
     "la", "bin", "ibn", "al", "el", "y", "ten", "ter", "zu", "af", "av", "d'", "l'", "mac",
-    "st.",
+    "st.", "des", "vom", "zur", "dei", "degli", "delle", "dello", "op", "het",
 ];
 
 /// [`NOT_NAME_WORDS`] for lookups: every word of every piece of every
@@ -626,6 +628,8 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut open: Option<Group> = None;
+    // A line read together with the one above it (a name broken in two).
+    let mut joined_into: Option<usize> = None;
     // A role line ("Edited by") alone marks the names that follow it.
     let mut pending_mark = false;
     let mut pending_editor = false;
@@ -662,8 +666,29 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             (pending_mark, pending_editor) = (false, false);
             continue;
         }
+        if joined_into == Some(i) {
+            // Already read with the line above it.
+            if let Some(g) = open.as_mut() {
+                g.bottom = g.bottom.max(l.bbox.bottom);
+            }
+            continue;
+        }
         let near = |g: &Group| l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6;
-        match pl.kinds[i].clone() {
+        let mut kind = pl.kinds[i].clone();
+        // A list of names with one broken at the end of the line ("…,
+        // Anna" / "Berg, …") reads as names together with the line that
+        // goes on with it.
+        if matches!(kind, LineKind::Other)
+            && let Some((head, _)) = l.text.trim_end().rsplit_once(char::is_whitespace)
+            && matches!(classify(head), LineKind::Names { .. })
+            && let Some(next) = pl.rows.get(i + 1)
+            && next.bbox.top - l.bbox.bottom <= l.size.max(8.0) * 1.5
+            && let joined @ LineKind::Names { .. } = classify(&format!("{} {}", l.text, next.text))
+        {
+            kind = joined;
+            joined_into = Some(i + 1);
+        }
+        match kind {
             LineKind::Names {
                 names,
                 marked,
@@ -1394,9 +1419,10 @@ mod tests {
                 214.0,
                 20.0,
             ),
-            line("Anna Marie Quist", 11.0, 230.0),
-            line("Received August 2019; Accepted February 2020", 10.0, 245.0),
-            line("Abstract", 10.0, 270.0),
+            line("Anna Marie Quist, Lena des Rovin, Karl", 11.0, 230.0),
+            line("Ekberg and Mia van Dorn", 11.0, 244.0),
+            line("Received August 2019; Accepted February 2020", 10.0, 259.0),
+            line("Abstract", 10.0, 276.0),
         ];
         for k in 0..25 {
             let mut l = line_at(
@@ -1416,7 +1442,10 @@ mod tests {
                 "Otto Berghof",
                 "Rita Sandmeier",
                 "Hans zu Ellerbeck",
-                "Anna Marie Quist"
+                "Anna Marie Quist",
+                "Lena des Rovin",
+                "Karl Ekberg",
+                "Mia van Dorn"
             ]
         );
     }
