@@ -135,7 +135,47 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Cache {
-            action: CacheAction::Clear,
+            action: CacheAction::Clear { online: true },
+        } => {
+            let Some(cache) = open_cache(&paths.cache_dir) else {
+                return Ok(ExitStatus::BadUsage);
+            };
+            let n = cache
+                .clear_tree(Tree::Online)
+                .context("clearing the online answers")?;
+            println!("cleared {n} online catalogue answers (everything else kept)");
+            Ok(ExitStatus::Success)
+        }
+        Command::Lookup { ids } => {
+            let Some(cache) = open_cache(&paths.cache_dir) else {
+                return Ok(ExitStatus::BadUsage);
+            };
+            let reporter = crate::progress::reporter(opts.quiet);
+            let online = crate::online::Online::new(&settings, &cache, reporter.as_ref(), &QUIT);
+            online.announce();
+            match crate::online::lookup_ids(&online, &ids) {
+                Err(e) => {
+                    eprintln!("colophon: {e}");
+                    Ok(ExitStatus::BadUsage)
+                }
+                Ok(answers) => {
+                    for a in &answers {
+                        if opts.json {
+                            println!("{}", serde_json::to_string(a)?);
+                        } else {
+                            print!("{}", a.text());
+                        }
+                    }
+                    Ok(if answers.iter().any(|a| a.result == "failed") {
+                        ExitStatus::SomeFailed
+                    } else {
+                        ExitStatus::Success
+                    })
+                }
+            }
+        }
+        Command::Cache {
+            action: CacheAction::Clear { online: false },
         } => {
             crate::cache::clear(&paths.cache_dir)?;
             println!(
@@ -177,6 +217,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
                 );
             }
             println!("on disk  {:>31} bytes", cache.size_on_disk(&stats));
+            println!("{}", crate::online::cache_line(&cache));
             Ok(ExitStatus::Success)
         }
         Command::Undo { run_id } => {
@@ -469,6 +510,14 @@ pub fn run(
             crate::vision::VisionPool::from_settings(settings, std::sync::Arc::new(store))
         });
     let vision_done = AtomicBool::new(false);
+    // Online lookups (ONLINE_LOOKUP): made by this thread as records are
+    // reported; off, nothing here opens a connection.
+    let online = settings
+        .online_lookup
+        .then(|| crate::online::Online::new(settings, cache, reporter, &QUIT));
+    if let Some(o) = &online {
+        o.announce();
+    }
     let ocr_slots = document::OcrSlots::new(cfg.jobs);
     let ctx = Context {
         ocr_slots: &ocr_slots,
@@ -724,7 +773,11 @@ pub fn run(
                     } else {
                         summary.record_computed += 1;
                     }
-                    report::record(file, hash_hex.unwrap_or_default(), result, settings)
+                    let hash_hex = hash_hex.unwrap_or_default();
+                    match &online {
+                        Some(o) => o.record(file, hash_hex, result, settings, &mut summary),
+                        None => report::record(file, hash_hex, result, settings),
+                    }
                 }
                 Err(e) => {
                     if done.cached {

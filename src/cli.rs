@@ -46,6 +46,12 @@ pub enum Command {
         #[command(subcommand)]
         action: CacheAction,
     },
+    /// Look identifiers up in the online catalogues and print what they say.
+    Lookup {
+        /// ISBNs, DOIs or LCCNs (`isbn:`, `doi:`, `lccn:` prefixes allowed).
+        #[arg(required = true, value_name = "ISBN|DOI|LCCN")]
+        ids: Vec<String>,
+    },
     /// Revert the writes of the last (or the given) write run.
     Undo {
         /// Run id under cache/runs/; the latest write run when omitted.
@@ -92,7 +98,11 @@ pub enum CacheAction {
     /// Show entry counts and sizes per stage.
     Stats,
     /// Delete the cache (loses nothing but time).
-    Clear,
+    Clear {
+        /// Drop only the answers of the online catalogues.
+        #[arg(long)]
+        online: bool,
+    },
     /// Delete the outputs of all but the ten newest runs now (runs also
     /// do it as they go, without waiting for it).
     Prune,
@@ -111,6 +121,10 @@ pub struct CommonFlags {
     /// Ask the vision model about hard pages (sets ANALYZE_WITH_VISION).
     #[arg(long, global = true)]
     pub vision: bool,
+    /// Look the ISBN, DOI and LCCN found up in online catalogues (sets
+    /// ONLINE_LOOKUP).
+    #[arg(long, global = true)]
+    pub online: bool,
     /// Number of parallel jobs, at most the number of CPUs [default: number
     /// of CPUs].
     #[arg(short = 'j', long, value_name = "N", global = true)]
@@ -163,6 +177,7 @@ impl Cli {
             front_pages: f.front_pages,
             back_mode: f.back_mode.clone(),
             back_pages: f.back_pages,
+            online: f.online,
         }
     }
 }
@@ -277,9 +292,24 @@ mod tests {
         assert_eq!(
             parse(&["cache", "clear"]).unwrap().command,
             Some(Command::Cache {
-                action: CacheAction::Clear
+                action: CacheAction::Clear { online: false }
             })
         );
+        assert_eq!(
+            parse(&["cache", "clear", "--online"]).unwrap().command,
+            Some(Command::Cache {
+                action: CacheAction::Clear { online: true }
+            })
+        );
+        assert_eq!(
+            parse(&["lookup", "978-0-201-89683-1", "10.1000/x"])
+                .unwrap()
+                .command,
+            Some(Command::Lookup {
+                ids: vec!["978-0-201-89683-1".into(), "10.1000/x".into()]
+            })
+        );
+        assert!(parse(&["lookup"]).is_err());
         assert!(parse(&["cache"]).is_err());
         assert_eq!(
             parse(&["undo"]).unwrap().command,
@@ -357,6 +387,7 @@ mod tests {
             "0",
             "--json",
             "--rehash",
+            "--online",
         ])
         .unwrap();
         assert_eq!(
@@ -367,6 +398,7 @@ mod tests {
                 front_pages: Some(4),
                 back_mode: Some("fallback".into()),
                 back_pages: Some(0),
+                online: true,
             }
         );
         assert_eq!(parse(&[]).unwrap().overrides(), Overrides::default());

@@ -19,6 +19,7 @@ pub mod inspect;
 pub mod model;
 pub mod name;
 pub mod ocr;
+pub mod online;
 pub mod progress;
 pub mod project;
 pub mod report;

@@ -71,6 +71,18 @@ pub enum Via {
     Vision,
     /// The existing Info dictionary / XMP packet.
     PdfInfo,
+    /// Open Library's answer about the document's ISBN (`--online`).
+    #[serde(rename = "online:openlibrary")]
+    OnlineOpenLibrary,
+    /// The DOI resolver's CSL-JSON about the document's DOI (`--online`).
+    #[serde(rename = "online:doi")]
+    OnlineDoi,
+    /// Crossref's REST API about the document's DOI (`--online`).
+    #[serde(rename = "online:crossref")]
+    OnlineCrossref,
+    /// The Library of Congress about the document's LCCN (`--online`).
+    #[serde(rename = "online:loc")]
+    OnlineLoc,
 }
 
 impl Via {
@@ -80,7 +92,19 @@ impl Via {
             Via::Ocr => "ocr",
             Via::Vision => "vision",
             Via::PdfInfo => "pdf-info",
+            Via::OnlineOpenLibrary => "online:openlibrary",
+            Via::OnlineDoi => "online:doi",
+            Via::OnlineCrossref => "online:crossref",
+            Via::OnlineLoc => "online:loc",
         }
+    }
+
+    /// An answer of an online catalogue rather than something read in the PDF.
+    pub fn is_online(self) -> bool {
+        matches!(
+            self,
+            Via::OnlineOpenLibrary | Via::OnlineDoi | Via::OnlineCrossref | Via::OnlineLoc
+        )
     }
 }
 
@@ -374,6 +398,63 @@ pub struct Record {
     pub proposed_filename: Option<String>,
     pub written: bool,
     pub warnings: Vec<String>,
+    /// What the online catalogues said (`ONLINE_LOOKUP` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub online: Option<OnlineReport>,
+}
+
+/// The record's `online` object: every lookup made for the document's
+/// identifiers, what each catalogue answered, and how that changed the
+/// record (see `decide::catalogue` for the rule).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OnlineReport {
+    pub lookups: Vec<LookupReport>,
+    /// Fields where a catalogue agreed with the page (confidence raised).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirmed: Vec<Field>,
+    /// Fields taken from a catalogue alone (the page had no sure value):
+    /// their `sources.<field>.via` is `online:<source>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filled: Vec<Field>,
+    /// Fields where a catalogue disagreed with the page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
+}
+
+/// One lookup of one identifier at one source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LookupReport {
+    /// `openlibrary`, `doi`, `crossref` or `loc`.
+    pub source: String,
+    /// `isbn:…`, `doi:…` or `lccn:…`: all that was sent.
+    pub id: String,
+    /// `found`, `not-found`, `failed` or `skipped`.
+    pub result: String,
+    /// Answered from the cache (no request).
+    #[serde(default)]
+    pub cached: bool,
+    /// Why it failed or was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// What the catalogue answered (when found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+/// A field on which a catalogue and the page disagree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conflict {
+    pub field: Field,
+    /// The value read in the PDF.
+    pub page: String,
+    /// The catalogue's value.
+    pub catalogue: String,
+    /// `online:<source>`.
+    pub via: Via,
+    /// What was done: `page stands`, `unsure`, `another edition: page
+    /// stands`, `another work: catalogue not used`, or `catalogue fills`
+    /// (the page value was unsure).
+    pub outcome: String,
 }
 
 impl Record {
@@ -393,6 +474,7 @@ impl Record {
             proposed_filename: None,
             written: false,
             warnings: Vec::new(),
+            online: None,
         }
     }
 }

@@ -223,6 +223,7 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
         proposed_filename,
         written: false,
         warnings,
+        online: None,
     }
 }
 
@@ -370,6 +371,11 @@ pub struct Summary {
     pub vision_requests: u64,
     pub vision_cached: u64,
     pub vision_failed: u64,
+    /// online: HTTP requests sent, answers from the cache, lookups that
+    /// failed or were skipped.
+    pub online_requests: u64,
+    pub online_cached: u64,
+    pub online_failed: u64,
 }
 
 impl AddAssign for Summary {
@@ -392,6 +398,9 @@ impl AddAssign for Summary {
         self.vision_requests += o.vision_requests;
         self.vision_cached += o.vision_cached;
         self.vision_failed += o.vision_failed;
+        self.online_requests += o.online_requests;
+        self.online_cached += o.online_cached;
+        self.online_failed += o.online_failed;
     }
 }
 
@@ -465,7 +474,7 @@ impl Summary {
         )
     }
 
-    fn rows(&self) -> [(&'static str, u64); 18] {
+    fn rows(&self) -> [(&'static str, u64); 21] {
         [
             ("files", self.files),
             ("complete", self.complete),
@@ -485,6 +494,9 @@ impl Summary {
             ("vision requests", self.vision_requests),
             ("vision answers from the cache", self.vision_cached),
             ("vision pages failed", self.vision_failed),
+            ("online requests", self.online_requests),
+            ("online answers from the cache", self.online_cached),
+            ("online lookups failed", self.online_failed),
         ]
     }
 
@@ -506,6 +518,17 @@ impl Summary {
             self.ocr_pages,
             self.vision_requests,
             self.vision_failed
+        ) + &self.online_part()
+    }
+
+    /// `; N online requests (M lookups failed)` when the run went online.
+    fn online_part(&self) -> String {
+        if self.online_requests + self.online_cached + self.online_failed == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} online requests, {} answers from the cache, {} lookups failed",
+            self.online_requests, self.online_cached, self.online_failed
         )
     }
 }

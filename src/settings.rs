@@ -94,6 +94,28 @@ impl Default for VisionThresholds {
     }
 }
 
+/// `ONLINE_RATE_LIMITS`: requests per second each online source is sent
+/// at most (a token bucket per source; see `online::http`). The defaults
+/// follow each service's published policy with room to spare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OnlineRates {
+    pub openlibrary: f64,
+    pub doi: f64,
+    pub crossref: f64,
+    pub loc: f64,
+}
+
+impl Default for OnlineRates {
+    fn default() -> Self {
+        OnlineRates {
+            openlibrary: 1.0,
+            doi: 5.0,
+            crossref: 5.0,
+            loc: 0.5,
+        }
+    }
+}
+
 /// Every setting that can change what colophon computes or writes.
 /// Field names map to the seed's setting names (upper case in files and
 /// environment variables).
@@ -140,6 +162,28 @@ pub struct Settings {
     pub ocr_languages: String,
     /// `OCR_DPI`: render resolution for OCR.
     pub ocr_dpi: u32,
+    /// `ONLINE_LOOKUP`: look the ISBN, DOI and LCCN found up in online
+    /// catalogues (`--online`). Off: no network connection at all.
+    pub online_lookup: bool,
+    /// `ONLINE_CONTACT`: an e-mail address sent in the User-Agent (and as
+    /// Crossref's `mailto`), so that a service can reach the user rather
+    /// than block them; empty = none.
+    pub online_contact: String,
+    /// `ONLINE_TIMEOUT`: seconds per request, > 0.
+    pub online_timeout: f64,
+    /// `ONLINE_NEGATIVE_TTL_DAYS`: days a "not in the catalogue" answer is
+    /// kept before it is asked again (0 = never kept).
+    pub online_negative_ttl_days: u32,
+    /// `ONLINE_OPENLIBRARY_URL`: base URL of Open Library (or a mirror).
+    pub online_openlibrary_url: String,
+    /// `ONLINE_DOI_URL`: base URL of the DOI resolver.
+    pub online_doi_url: String,
+    /// `ONLINE_CROSSREF_URL`: base URL of Crossref's REST API.
+    pub online_crossref_url: String,
+    /// `ONLINE_LOC_URL`: base URL of the loc.gov JSON API.
+    pub online_loc_url: String,
+    /// `ONLINE_RATE_LIMITS`
+    pub online_rate_limits: OnlineRates,
 }
 
 impl Default for Settings {
@@ -164,6 +208,15 @@ impl Default for Settings {
             pdf_timeout: 120.0,
             ocr_languages: "eng".to_string(),
             ocr_dpi: 300,
+            online_lookup: false,
+            online_contact: String::new(),
+            online_timeout: 10.0,
+            online_negative_ttl_days: 30,
+            online_openlibrary_url: "https://openlibrary.org".to_string(),
+            online_doi_url: "https://doi.org".to_string(),
+            online_crossref_url: "https://api.crossref.org".to_string(),
+            online_loc_url: "https://www.loc.gov".to_string(),
+            online_rate_limits: OnlineRates::default(),
         }
     }
 }
@@ -223,6 +276,8 @@ pub struct Overrides {
     pub back_mode: Option<String>,
     /// `--back-pages N`: `MATTER_CONFIG.back.max_pages`.
     pub back_pages: Option<u32>,
+    /// `--online`: `ONLINE_LOOKUP = true`.
+    pub online: bool,
 }
 
 /// Where each setting's effective value came from, by full key
@@ -315,6 +370,8 @@ enum Kind {
     Template,
     /// Tesseract language codes joined with `+`.
     OcrLanguages,
+    /// An e-mail address, or empty for none.
+    Email,
 }
 
 const U32: i64 = u32::MAX as i64;
@@ -411,6 +468,10 @@ impl Kind {
             (Kind::OcrLanguages, V::String(s)) if is_ocr_languages(s) => Ok(Typed::Str(s.clone())),
             (Kind::OcrLanguages, _) => {
                 Err("must be Tesseract language codes joined with +, such as eng or eng+deu".into())
+            }
+            (Kind::Email, V::String(s)) if s.is_empty() || is_email(s) => Ok(Typed::Str(s.clone())),
+            (Kind::Email, _) => {
+                Err("must be an e-mail address such as you@example.org (or \"\" for none)".into())
             }
         }
     }
@@ -518,6 +579,21 @@ fn check_template(template: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `local@domain.tld`, nothing a header could be broken with.
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && s.chars().all(|c| {
+            c.is_ascii_graphic() && !matches!(c, '(' | ')' | '<' | '>' | ',' | ';' | '"' | '\\')
+        })
 }
 
 fn is_dir_name(s: &str) -> bool {
@@ -705,6 +781,54 @@ const LEAVES: &[Leaf] = &[
         get: |s| int(s.ocr_dpi),
     },
     Leaf {
+        key: "ONLINE_LOOKUP",
+        kind: Kind::Bool,
+        set: |s, v| s.online_lookup = v.bool(),
+        get: |s| toml::Value::Boolean(s.online_lookup),
+    },
+    Leaf {
+        key: "ONLINE_CONTACT",
+        kind: Kind::Email,
+        set: |s, v| s.online_contact = v.string(),
+        get: |s| toml::Value::String(s.online_contact.clone()),
+    },
+    Leaf {
+        key: "ONLINE_TIMEOUT",
+        kind: Kind::Limit,
+        set: |s, v| s.online_timeout = v.float(),
+        get: |s| toml::Value::Float(s.online_timeout),
+    },
+    Leaf {
+        key: "ONLINE_NEGATIVE_TTL_DAYS",
+        kind: Kind::Int { min: 0, max: 36500 },
+        set: |s, v| s.online_negative_ttl_days = v.int() as u32,
+        get: |s| int(s.online_negative_ttl_days),
+    },
+    Leaf {
+        key: "ONLINE_OPENLIBRARY_URL",
+        kind: Kind::Url,
+        set: |s, v| s.online_openlibrary_url = v.string(),
+        get: |s| toml::Value::String(s.online_openlibrary_url.clone()),
+    },
+    Leaf {
+        key: "ONLINE_DOI_URL",
+        kind: Kind::Url,
+        set: |s, v| s.online_doi_url = v.string(),
+        get: |s| toml::Value::String(s.online_doi_url.clone()),
+    },
+    Leaf {
+        key: "ONLINE_CROSSREF_URL",
+        kind: Kind::Url,
+        set: |s, v| s.online_crossref_url = v.string(),
+        get: |s| toml::Value::String(s.online_crossref_url.clone()),
+    },
+    Leaf {
+        key: "ONLINE_LOC_URL",
+        kind: Kind::Url,
+        set: |s, v| s.online_loc_url = v.string(),
+        get: |s| toml::Value::String(s.online_loc_url.clone()),
+    },
+    Leaf {
         key: "MATTER_CONFIG.front.max_pages",
         kind: Kind::Int { min: 1, max: U32 },
         set: |s, v| s.matter.front.max_pages = v.int() as u32,
@@ -792,7 +916,38 @@ const LEAVES: &[Leaf] = &[
         set: |s, v| s.vision_thresholds.low_ocr_confidence = v.float() as f32,
         get: |s| float32(s.vision_thresholds.low_ocr_confidence),
     },
+    Leaf {
+        key: "ONLINE_RATE_LIMITS.openlibrary",
+        kind: RATE,
+        set: |s, v| s.online_rate_limits.openlibrary = v.float(),
+        get: |s| toml::Value::Float(s.online_rate_limits.openlibrary),
+    },
+    Leaf {
+        key: "ONLINE_RATE_LIMITS.doi",
+        kind: RATE,
+        set: |s, v| s.online_rate_limits.doi = v.float(),
+        get: |s| toml::Value::Float(s.online_rate_limits.doi),
+    },
+    Leaf {
+        key: "ONLINE_RATE_LIMITS.crossref",
+        kind: RATE,
+        set: |s, v| s.online_rate_limits.crossref = v.float(),
+        get: |s| toml::Value::Float(s.online_rate_limits.crossref),
+    },
+    Leaf {
+        key: "ONLINE_RATE_LIMITS.loc",
+        kind: RATE,
+        set: |s, v| s.online_rate_limits.loc = v.float(),
+        get: |s| toml::Value::Float(s.online_rate_limits.loc),
+    },
 ];
+
+/// Requests per second: above zero (a source that may never be asked is
+/// one to leave out of the run instead), at most a thousand.
+const RATE: Kind = Kind::Float {
+    min: 0.001,
+    max: 1000.0,
+};
 
 /// Keys accepted and ignored: the seed shows `author`/`title` inside
 /// `back.fields`, but title and authors are always wanted (SPEC 3).
@@ -1123,6 +1278,11 @@ impl Settings {
                 "MATTER_CONFIG.back.max_pages",
                 "--back-pages",
             ),
+            (
+                flags.online.then_some(toml::Value::Boolean(true)),
+                "ONLINE_LOOKUP",
+                "--online",
+            ),
         ];
         for (value, key, flag) in flag_values {
             if let (Some(value), Some(leaf)) = (value, leaf(key)) {
@@ -1420,6 +1580,43 @@ mod tests {
     }
 
     #[test]
+    fn online_settings_from_file_and_environment() {
+        let file = "ONLINE_CONTACT = \"me@example.org\"\nONLINE_RATE_LIMITS.loc = 0.2\n";
+        let env = env_of(&[
+            ("ONLINE_LOOKUP", "yes"),
+            ("ONLINE_DOI_URL", "http://127.0.0.1:8080"),
+            ("ONLINE_RATE_LIMITS", r#"{"openlibrary": 3}"#),
+            ("ONLINE_NEGATIVE_TTL_DAYS", "0"),
+        ]);
+        let s = Settings::resolve(&Overrides::default(), env, Some(file)).unwrap();
+        assert!(s.online_lookup);
+        assert_eq!(s.online_contact, "me@example.org");
+        assert_eq!(s.online_doi_url, "http://127.0.0.1:8080");
+        assert_eq!(s.online_negative_ttl_days, 0);
+        assert_eq!(s.online_rate_limits.openlibrary, 3.0);
+        assert_eq!(s.online_rate_limits.loc, 0.2);
+        assert_eq!(
+            s.online_rate_limits.crossref, 5.0,
+            "the rest keep their default"
+        );
+        assert!(!Settings::default().online_lookup, "off unless asked");
+        for (text, wanted) in [
+            ("ONLINE_CONTACT = \"not an address\"", "e-mail address"),
+            ("ONLINE_CONTACT = \"a@b.org\\r\\nX: y\"", "e-mail address"),
+            ("ONLINE_TIMEOUT = 0", "> 0"),
+            ("ONLINE_RATE_LIMITS.doi = 0", "from 0.001"),
+            ("ONLINE_LOC_URL = \"ftp://x\"", "http"),
+            (
+                "ONLINE_RATE_LIMITS.worldcat = 1",
+                "allowed keys in ONLINE_RATE_LIMITS",
+            ),
+        ] {
+            let e = file_error(text);
+            assert!(e.contains(wanted), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn flags_set_their_settings() {
         let flags = Overrides {
             write: true,
@@ -1427,10 +1624,13 @@ mod tests {
             front_pages: Some(2),
             back_mode: Some("always".into()),
             back_pages: Some(0),
+            online: true,
         };
-        let file = "WRITE_PDF_CHANGES = false\nANALYZE_WITH_VISION = false";
+        let file = "WRITE_PDF_CHANGES = false\nANALYZE_WITH_VISION = false\nONLINE_LOOKUP = false";
         let (s, p) = Settings::resolve_with_provenance(&flags, no_env, Some(file)).unwrap();
         assert!(s.write_pdf_changes && s.analyze_with_vision);
+        assert!(s.online_lookup);
+        assert_eq!(p.source("ONLINE_LOOKUP"), Source::Flag("--online"));
         assert_eq!(s.matter.front.max_pages, 2);
         assert_eq!(s.matter.back.mode, BackMode::Always);
         assert_eq!(s.matter.back.max_pages, 0);
@@ -1730,7 +1930,9 @@ mod tests {
              ANALYZE_WITH_VISION, \
              VLM_MODEL, VLM_PORT, VLM_TIMEOUT, VLM_MAX_RETRIES, VLM_RETRY_DELAY, VLM_ENDPOINT, \
              VLM_CONCURRENCY, RUNTIME_IGNORE_DIR_NAME, FILENAME_TEMPLATE, PDF_TIMEOUT, \
-             OCR_LANGUAGES, OCR_DPI, MATTER_CONFIG, VISION_ANALYSIS_THRESHOLDS"
+             OCR_LANGUAGES, OCR_DPI, ONLINE_LOOKUP, ONLINE_CONTACT, ONLINE_TIMEOUT, \
+             ONLINE_NEGATIVE_TTL_DAYS, ONLINE_OPENLIBRARY_URL, ONLINE_DOI_URL, ONLINE_CROSSREF_URL, \
+             ONLINE_LOC_URL, MATTER_CONFIG, VISION_ANALYSIS_THRESHOLDS, ONLINE_RATE_LIMITS"
         );
         assert!(
             file_error("page_num_offset = 1").contains("did you mean PAGE_NUM_OFFSET?"),

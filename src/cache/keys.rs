@@ -120,6 +120,18 @@ pub fn written_key(
         .finish()
 }
 
+/// An online catalogue's answer about one identifier: the source's name,
+/// the identifier as sent (`isbn:…`, `doi:…`, `lccn:…`) and the version of
+/// the parser that read the answer (`online::ONLINE_VERSION`), so a new
+/// parser asks again instead of reading an old reading.
+pub fn online_key(source: &str, id: &str, parser_version: u32) -> Key {
+    Key::domain("online")
+        .u32(parser_version)
+        .str(source)
+        .str(id)
+        .finish()
+}
+
 /// Bump when the stored layout of a cached failure changes.
 pub const FAILURE_VERSION: u32 = 1;
 

@@ -21,6 +21,15 @@
 //! | decided metadata, proposed and current name |  |     |      |     |        |        |    ✓    |
 //! | stage versions (`*_VERSION`)            |      | own | own  | own | own    | all upstream |   |
 //!
+//! The `online` tree holds the online catalogues' answers, keyed by
+//! source, identifier and `online::ONLINE_VERSION` (the parsers' version)
+//! only: an answer is about an identifier, not about a file or a setting.
+//! Catalogue answers are merged into the record when it is reported, so
+//! `ONLINE_LOOKUP` and the `ONLINE_*` settings enter no record key and
+//! turning `--online` on or off recomputes nothing. "Not found" answers
+//! carry their time and expire after `ONLINE_NEGATIVE_TTL_DAYS`; failed
+//! lookups are never stored.
+//!
 //! Not in any key, because they do not change a result: `--jobs`, `--json`,
 //! `-q`/`-v`, `PAGE_NUM_OFFSET` (records store 0-based pages and convert
 //! when shown), `FILENAME_TEMPLATE` and `MAX_FILENAME_LENGTH` (names are
@@ -69,16 +78,19 @@ pub enum Tree {
     Record,
     /// content hash + metadata + name → "written already" (write mode).
     Written,
+    /// source + identifier + parser version → a catalogue's answer.
+    Online,
 }
 
 impl Tree {
-    pub const ALL: [Tree; 6] = [
+    pub const ALL: [Tree; 7] = [
         Tree::Memo,
         Tree::Doc,
         Tree::Ocr,
         Tree::Vision,
         Tree::Record,
         Tree::Written,
+        Tree::Online,
     ];
 
     pub fn name(self) -> &'static str {
@@ -89,6 +101,7 @@ impl Tree {
             Tree::Vision => "vision",
             Tree::Record => "record",
             Tree::Written => "written",
+            Tree::Online => "online",
         }
     }
 }
@@ -237,6 +250,24 @@ impl Cache {
                 "page cache write failed ({e}); pages will be read again next run"
             ));
         }
+    }
+
+    /// Every value of a tree that decodes (the others are skipped).
+    pub fn values<T: DeserializeOwned>(&self, t: Tree) -> Vec<T> {
+        self.tree(t)
+            .iter()
+            .values()
+            .flatten()
+            .filter_map(|v| postcard::from_bytes(&v).ok())
+            .collect()
+    }
+
+    /// Removes every entry of one tree; returns how many there were.
+    pub fn clear_tree(&self, t: Tree) -> Result<usize, sled::Error> {
+        let n = self.tree(t).len();
+        self.tree(t).clear()?;
+        self.tree(t).flush()?;
+        Ok(n)
     }
 
     /// Raw put, for tests that plant corrupt entries.

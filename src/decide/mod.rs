@@ -15,6 +15,7 @@
 //! the winning title (same page and source), so title and subtitle always
 //! come from one reading of one page.
 
+pub mod catalogue;
 pub mod explain;
 pub mod features;
 pub mod ranker;

@@ -174,6 +174,12 @@ fn url_host(url: &str) -> Option<&str> {
     Some(authority.split(':').next().unwrap_or(authority))
 }
 
+/// Whether an http(s) URL names this machine (`localhost`, 127.0.0.1,
+/// ::1): such a server is reached without the proxy environment variables.
+pub fn is_loopback_url(url: &str) -> bool {
+    url_host(url).is_some_and(is_loopback)
+}
+
 fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host
@@ -190,7 +196,7 @@ fn agent_for(url: &str, timeout: Option<Duration>) -> ureq::Agent {
     let mut config = ureq::Agent::config_builder()
         .timeout_global(timeout)
         .http_status_as_error(false);
-    if url_host(url).is_some_and(is_loopback) {
+    if is_loopback_url(url) {
         config = config.proxy(None);
     }
     ureq::Agent::new_with_config(config.build())

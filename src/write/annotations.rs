@@ -223,6 +223,7 @@ mod tests {
             proposed_filename: Some("Hofstadter - Gödel, Escher - Bach (1979).pdf".into()),
             written: false,
             warnings: vec!["something *odd*".into()],
+            online: None,
         }
     }
 

@@ -109,6 +109,7 @@ fn record(file: &PdfFile, meta: Metadata) -> Record {
         proposed_filename: None,
         written: false,
         warnings: Vec::new(),
+        online: None,
     }
 }
 
