@@ -134,6 +134,48 @@ pub fn render_markdown(r: &Record) -> String {
         let _ = writeln!(s, "- Proposed file name: `{name}`");
     }
     let _ = writeln!(s, "- Written: {}", if r.written { "yes" } else { "no" });
+    if let Some(o) = &r.online {
+        let _ = writeln!(s, "\n## Online catalogues\n");
+        for l in &o.lookups {
+            let cached = if l.cached { " (from the cache)" } else { "" };
+            let detail = l
+                .detail
+                .as_deref()
+                .map_or(String::new(), |d| format!(": {d}"));
+            let _ = writeln!(
+                s,
+                "- {} `{}`: {}{cached}{}",
+                l.source,
+                l.id,
+                l.result,
+                md_inline(&detail)
+            );
+        }
+        let names = |fields: &[crate::model::Field]| {
+            fields
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !o.confirmed.is_empty() {
+            let _ = writeln!(s, "- Confirmed by a catalogue: {}", names(&o.confirmed));
+        }
+        if !o.filled.is_empty() {
+            let _ = writeln!(s, "- From a catalogue only: {}", names(&o.filled));
+        }
+        for c in &o.conflicts {
+            let _ = writeln!(
+                s,
+                "- Conflict on {}: the page says \u{ab}{}\u{bb}, {} says \u{ab}{}\u{bb}: {}",
+                c.field.as_str(),
+                md_inline(&c.page),
+                c.via.as_str(),
+                md_inline(&c.catalogue),
+                c.outcome
+            );
+        }
+    }
     if !r.warnings.is_empty() {
         let _ = writeln!(s, "\n## Warnings\n");
         for w in &r.warnings {

@@ -8,6 +8,7 @@
 //! built by the tests ([`test_pdfs`]), and a fake Ollama on 127.0.0.1
 //! ([`fake_ollama`]) for vision.
 
+mod fake_catalogue;
 mod fake_ollama;
 mod test_pdfs;
 mod util;
@@ -16,6 +17,7 @@ mod cli;
 mod export;
 mod generated_books;
 mod ocr;
+mod online;
 mod reliability;
 mod review;
 mod vision;
