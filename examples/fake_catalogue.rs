@@ -31,27 +31,22 @@ fn main() {
         }
         let t = &doc["truth"];
         let s = |k: &str| t[k].as_str().map(str::to_string);
-        books.push(Book {
-            isbns: t["isbn"]
-                .as_array()
+        let strings = |k: &str| -> Vec<String> {
+            t[k].as_array()
                 .map(|a| {
                     a.iter()
                         .filter_map(|v| v.as_str().map(str::to_string))
                         .collect()
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default()
+        };
+        books.push(Book {
+            isbns: strings("isbn"),
             doi: s("doi"),
             lccn: s("loc"),
             title: s("title").unwrap_or_default(),
             subtitle: s("subtitle"),
-            authors: t["authors"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            authors: strings("authors"),
             publisher: s("publisher"),
             year: t["year"].as_i64().map(|y| y as i32),
             edition: s("edition"),

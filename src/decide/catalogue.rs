@@ -34,7 +34,7 @@
 //! Identifiers (ISBN, DOI, LCCN) a catalogue lists are only used to fill
 //! a missing one: a catalogue may list other ISBNs of the same edition.
 
-use super::{set, text_of};
+use super::{set, surnames, text_of};
 use crate::extract::layout::{fold, token_f1, tokens};
 use crate::model::{Candidate, Conflict, Decision, Field, Metadata, Value, Via};
 
@@ -331,24 +331,6 @@ fn verdict(field: Field, p: &Value, page: &Metadata, c: &Candidate, all: &[Candi
         }
         _ => Verdict::Neutral,
     }
-}
-
-/// Folded surnames (the last word of "First Last").
-fn surnames(names: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = names
-        .iter()
-        .filter_map(|n| {
-            let t = tokens(n);
-            if n.chars().any(crate::extract::layout::is_cjk) {
-                Some(t.concat())
-            } else {
-                t.last().cloned()
-            }
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// A publisher's distinctive words ("Springer-Verlag GmbH" → springer).

@@ -403,7 +403,8 @@ pub fn split_by_confidence(d: &Decision, min: f32) -> (Metadata, Metadata) {
     (sure, unsure)
 }
 
-fn move_field(from: &mut Metadata, to: &mut Metadata, field: Field) {
+/// Moves one field's value from `from` to `to` (leaving `from` without it).
+pub fn move_field(from: &mut Metadata, to: &mut Metadata, field: Field) {
     match field {
         Field::Title => to.title = from.title.take(),
         Field::Subtitle => to.subtitle = from.subtitle.take(),

@@ -518,17 +518,7 @@ pub fn candidates(via: Via, m: &Metadata) -> Vec<Candidate> {
 }
 
 fn copy_field(from: &Metadata, to: &mut Metadata, f: Field) {
-    match f {
-        Field::Title => to.title = from.title.clone(),
-        Field::Subtitle => to.subtitle = from.subtitle.clone(),
-        Field::Authors => to.authors = from.authors.clone(),
-        Field::Publisher => to.publisher = from.publisher.clone(),
-        Field::Year => to.year = from.year,
-        Field::Edition => to.edition = from.edition.clone(),
-        Field::Isbn => to.isbn = from.isbn.clone(),
-        Field::Doi => to.doi = from.doi.clone(),
-        Field::Loc => to.loc = from.loc.clone(),
-    }
+    crate::decide::move_field(&mut from.clone(), to, f);
 }
 
 /// `colophon cache stats`: the online answers kept, found and not found.

@@ -31,6 +31,10 @@ impl Catalogues {
         [&self.ol, &self.doi, &self.crossref, &self.loc]
     }
 
+    fn urls(&self) -> [String; 4] {
+        self.all().map(FakeCatalogue::base_url)
+    }
+
     fn requests(&self) -> usize {
         self.all().iter().map(|c| c.count()).sum()
     }
@@ -38,7 +42,7 @@ impl Catalogues {
 
 /// `colophon <args>` with every source at the given base URLs, a contact,
 /// short timeouts and rate limits a test need not wait for.
-fn online_cmd(p: &TestProject, urls: [&str; 4], args: &[&str]) -> Command {
+fn online_cmd(p: &TestProject, urls: &[String; 4], args: &[&str]) -> Command {
     let mut c = p.cmd();
     for (key, url) in [
         "ONLINE_OPENLIBRARY_URL",
@@ -61,8 +65,16 @@ fn online_cmd(p: &TestProject, urls: [&str; 4], args: &[&str]) -> Command {
     c
 }
 
-fn urls(c: &Catalogues) -> [String; 4] {
-    c.all().map(|s| s.base_url())
+/// Base URLs for `online_cmd`: the given servers, a closed port for `None`.
+fn urls(servers: [Option<&FakeCatalogue>; 4]) -> [String; 4] {
+    servers.map(|s| s.map_or_else(closed_port_url, FakeCatalogue::base_url))
+}
+
+/// `run` that must exit 0.
+fn run_ok(c: Command) -> Vec<serde_json::Value> {
+    let (out, records) = run(c);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    records
 }
 
 /// Runs and parses `--json` records (stderr kept: no `-q`).
@@ -138,13 +150,7 @@ fn a_scanned_book_whose_only_clean_text_is_its_isbn_gets_title_authors_publisher
     assert_eq!(r["metadata"]["isbn"], "9781915862402", "{r:#}");
     assert_eq!(r["status"], "incomplete");
 
-    let u = urls(&cat);
-    let (out, records) = run(online_cmd(
-        &p,
-        [&u[0], &u[1], &u[2], &u[3]],
-        &["run", "--online"],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let records = run_ok(online_cmd(&p, &cat.urls(), &["run", "--online"]));
     let r = record_for(&records, "scan.pdf");
     let m = &r["metadata"];
     assert_eq!(m["title"], "The Lantern Keepers", "{r:#}");
@@ -205,13 +211,7 @@ fn a_papers_doi_fills_its_authors_from_the_resolver() {
             (9, "DOI: 10.99999/jgs.v012.i03"),
         ]),
     );
-    let u = urls(&cat);
-    let (out, records) = run(online_cmd(
-        &p,
-        [&u[0], &u[1], &u[2], &u[3]],
-        &["run", "--online"],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let records = run_ok(online_cmd(&p, &cat.urls(), &["run", "--online"]));
     let r = record_for(&records, "paper.pdf");
     assert_eq!(
         r["metadata"]["authors"],
@@ -249,13 +249,11 @@ fn crossref_answers_when_the_resolver_fails() {
             (9, "https://doi.org/10.99999/jgs.v012.i03"),
         ]),
     );
-    let dead = closed_port_url();
-    let (out, records) = run(online_cmd(
+    let records = run_ok(online_cmd(
         &p,
-        [&dead, &dead, &crossref.base_url(), &dead],
+        &urls([None, None, Some(&crossref), None]),
         &["run", "--online"],
     ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = record_for(&records, "paper.pdf");
     assert_eq!(
         r["metadata"]["authors"],
@@ -289,13 +287,7 @@ fn a_disagreement_is_warned_about_and_the_printed_title_stands() {
     let cat = Catalogues::serving(vec![other]);
     let p = TestProject::new();
     p.add("book-p03-asis.pdf", "looms.pdf");
-    let u = urls(&cat);
-    let (out, records) = run(online_cmd(
-        &p,
-        [&u[0], &u[1], &u[2], &u[3]],
-        &["run", "--online"],
-    ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let records = run_ok(online_cmd(&p, &cat.urls(), &["run", "--online"]));
     let r = record_for(&records, "looms.pdf");
     // Never silently overwritten: the printed title stands (it is very sure).
     assert_eq!(r["metadata"]["title"], "Weaving on Simple Looms", "{r:#}");
@@ -350,13 +342,11 @@ fn retry_after_on_429_is_honoured() {
     });
     let p = TestProject::new();
     p.write("b.pdf", &text_pdf(&[(10, "ISBN 978-1-915862-40-2")]));
-    let dead = closed_port_url();
-    let (out, records) = run(online_cmd(
+    let records = run_ok(online_cmd(
         &p,
-        [&ol.base_url(), &dead, &dead, &dead],
+        &urls([Some(&ol), None, None, None]),
         &["run", "--online"],
     ));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = record_for(&records, "b.pdf");
     assert_eq!(r["metadata"]["title"], "The Lantern Keepers", "{r:#}");
     let reqs = ol.requests();
@@ -384,12 +374,8 @@ fn a_dead_source_is_switched_off_after_five_failures_with_one_message() {
             &text_pdf(&[(10, &format!("ISBN {isbn}"))]),
         );
     }
-    let dead = closed_port_url();
-    let (out, records) = run(online_cmd(
-        &p,
-        [&ol.base_url(), &dead, &dead, &dead],
-        &["run", "--online", "-j", "1"],
-    ));
+    let only_ol = urls([Some(&ol), None, None, None]);
+    let (out, records) = run(online_cmd(&p, &only_ol, &["run", "--online", "-j", "1"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(records.len(), 4);
     // Three attempts for the first book, two for the second: then off.
@@ -411,11 +397,7 @@ fn a_dead_source_is_switched_off_after_five_failures_with_one_message() {
     assert_eq!(skipped, 2, "{records:#?}");
     // A failure is never cached: the next run asks again.
     let before = ol.count();
-    let _ = run(online_cmd(
-        &p,
-        [&ol.base_url(), &dead, &dead, &dead],
-        &["run", "--online"],
-    ));
+    let _ = run(online_cmd(&p, &only_ol, &["run", "--online"]));
     assert!(ol.count() > before);
 }
 
@@ -429,24 +411,23 @@ fn the_default_sends_nothing_and_a_rerun_sends_no_request() {
         "b.pdf",
         &text_pdf(&[(10, "ISBN 978-1-915862-40-2"), (10, "LCCN 2021038846")]),
     );
-    let u = urls(&cat);
-    let u = [u[0].as_str(), &u[1], &u[2], &u[3]];
+    let u = cat.urls();
 
     // Off by default: every source's URL is set, none is even connected to.
-    let (out, records) = run(online_cmd(&p, u, &["run"]));
+    let (out, records) = run(online_cmd(&p, &u, &["run"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(records[0].get("online").is_none(), "{:#}", records[0]);
     for c in cat.all() {
         assert_eq!(c.connections(), 0, "a connection to {}", c.base_url());
     }
 
-    let (_, first) = run(online_cmd(&p, u, &["run", "--online"]));
+    let (_, first) = run(online_cmd(&p, &u, &["run", "--online"]));
     assert_eq!(cat.ol.count(), 1);
     assert_eq!(cat.loc.count(), 1);
     assert_eq!(first[0]["metadata"]["title"], "The Lantern Keepers");
     assert_eq!(p.summary()["online requests"], 2);
 
-    let (_, again) = run(online_cmd(&p, u, &["run", "--online"]));
+    let (_, again) = run(online_cmd(&p, &u, &["run", "--online"]));
     assert_eq!(cat.requests(), 2, "the rerun asked again");
     assert_eq!(again[0]["metadata"], first[0]["metadata"]);
     assert_eq!(again[0]["online"]["lookups"][0]["cached"], true);
@@ -458,17 +439,17 @@ fn the_default_sends_nothing_and_a_rerun_sends_no_request() {
 
     // `cache stats` counts the answers kept; `cache clear --online` drops
     // them alone, so the next run asks again and nothing else is redone.
-    let stats = online_cmd(&p, u, &["cache", "stats"]).output().unwrap();
+    let stats = online_cmd(&p, &u, &["cache", "stats"]).output().unwrap();
     let text = String::from_utf8_lossy(&stats.stdout);
     assert!(
         text.contains("online lookups kept: 2 found, 0 not found"),
         "{text}"
     );
-    let clear = online_cmd(&p, u, &["cache", "clear", "--online"])
+    let clear = online_cmd(&p, &u, &["cache", "clear", "--online"])
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&clear.stdout).contains("cleared 2 online"));
-    let (_, _) = run(online_cmd(&p, u, &["run", "--online"]));
+    let (_, _) = run(online_cmd(&p, &u, &["run", "--online"]));
     assert_eq!(cat.requests(), 4);
     assert_eq!(p.summary()["records from the cache"], 1);
 }
@@ -496,15 +477,9 @@ fn bad_answers_never_fail_the_run_and_are_not_cached() {
             (10, "LCCN 2021038846"),
         ]),
     );
-    let urls = [
-        ol.base_url(),
-        doi.base_url(),
-        crossref.base_url(),
-        loc.base_url(),
-    ];
-    let u = [urls[0].as_str(), &urls[1], &urls[2], &urls[3]];
+    let u = urls([Some(&ol), Some(&doi), Some(&crossref), Some(&loc)]);
     let started = std::time::Instant::now();
-    let (out, records) = run(online_cmd(&p, u, &["run", "--online"]));
+    let (out, records) = run(online_cmd(&p, &u, &["run", "--online"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         started.elapsed() < Duration::from_secs(40),
@@ -540,7 +515,7 @@ fn bad_answers_never_fail_the_run_and_are_not_cached() {
     // Nothing was cached: a rerun asks every source again.
     let counts = |all: [&FakeCatalogue; 4]| all.map(|c| c.count());
     let before = counts([&ol, &doi, &crossref, &loc]);
-    let _ = run(online_cmd(&p, u, &["run", "--online"]));
+    let _ = run(online_cmd(&p, &u, &["run", "--online"]));
     let after = counts([&ol, &doi, &crossref, &loc]);
     for (b, a) in before.iter().zip(after) {
         assert!(a > *b, "{before:?} -> {after:?}");
@@ -553,11 +528,10 @@ fn lookup_prints_the_catalogue_record() {
     book.lccn = Some("2021038846".into());
     let cat = Catalogues::serving(vec![book]);
     let p = TestProject::new();
-    let u = urls(&cat);
-    let u = [u[0].as_str(), &u[1], &u[2], &u[3]];
+    let u = cat.urls();
     let out = online_cmd(
         &p,
-        u,
+        &u,
         &["lookup", "978-1-915862-40-2", "lccn:2021038846", "--json"],
     )
     .output()
@@ -574,7 +548,7 @@ fn lookup_prints_the_catalogue_record() {
     assert_eq!(lines[1]["metadata"]["authors"][0], "Mirela Castellanos");
     assert_eq!(lines[1]["sources"]["year"], "online:loc");
     // The table form, from the cache this time.
-    let out = online_cmd(&p, u, &["lookup", "9781915862402"])
+    let out = online_cmd(&p, &u, &["lookup", "9781915862402"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -585,7 +559,7 @@ fn lookup_prints_the_catalogue_record() {
     assert!(text.contains("from the cache"), "{text}");
     assert_eq!(cat.requests(), 2);
     // Not an identifier: a usage error, nothing asked.
-    let out = online_cmd(&p, u, &["lookup", "978-1-915862-40-3"])
+    let out = online_cmd(&p, &u, &["lookup", "978-1-915862-40-3"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
