@@ -4,10 +4,10 @@
 //! all four base URLs at local servers (or a closed port), so nothing here
 //! can reach the internet.
 
-use std::process::{Command, Output};
-use std::time::Duration;
 use crate::fake_catalogue::{Api, Book, FakeCatalogue, Reply, closed_port_url};
 use crate::util::{TestProject, record_for, stderr};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// One fake server per source.
 struct Catalogues {
