@@ -91,7 +91,7 @@ static GENRE: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static NEVER: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
+        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\blccn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
     )
     .unwrap()
 });
@@ -950,6 +950,8 @@ mod tests {
             "Also by Rosalind Ashcombe",
             "第一章 纸本与纸本保护",
             "1. Introduction",
+            "LCCN 2021038846",
+            "ISBN 978-1-915862-40-2",
         ] {
             assert_eq!(title_penalty(t), None, "{t}");
         }
