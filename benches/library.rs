@@ -1,5 +1,5 @@
 //! Library-scale benches (issue 7, "speed at library scale"): whole runs of
-//! [`colophon::app::run`] over libraries built from the team corpus
+//! [`colophon::run::run`] over libraries built from the team corpus
 //! (`../shared/corpus/pdfs`, or `COLOPHON_CORPUS`).
 //!
 //! A library is made of copies of the corpus PDFs that have a text layer
@@ -25,12 +25,13 @@ mod fake_ollama;
 #[path = "../tests/it/test_pdfs.rs"]
 mod test_pdfs;
 
-use colophon::app::{self, Env, ExitStatus, Paths, Selection};
+use colophon::app::ExitStatus;
 use colophon::cache::{Cache, CacheError};
 use colophon::cli::RunOptions;
 use colophon::inspect::{Document, PoolConfig, WorkerPool};
 use colophon::progress::Reporter;
 use colophon::report::Summary;
+use colophon::run::{self, Env, Paths, Selection};
 use colophon::settings::Settings;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use std::path::{Path, PathBuf};
@@ -178,7 +179,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         sessions: &pool,
         reporter: &Silent,
     };
-    let (summary, status) = app::run(&env, Selection::DataFolder, &mut std::io::sink()).unwrap();
+    let (summary, status) = run::run(&env, Selection::DataFolder, &mut std::io::sink()).unwrap();
     assert_eq!(status, ExitStatus::Success, "{summary:?}");
     summary
 }

@@ -26,8 +26,13 @@ use std::path::{Path, PathBuf};
 /// How many leading bytes may precede `%PDF-` (what PDF readers tolerate).
 const HEADER_WINDOW: usize = 1024;
 
-/// Every PDF (or `.pdf`) under `data_dir`, sorted by relative path.
-pub fn discover(data_dir: &Path, ignore_dir_name: &str) -> Result<Vec<PdfFile>> {
+/// Every PDF (or `.pdf`) under `data_dir`, sorted by relative path. A
+/// subfolder that cannot be read is skipped with a warning given to `warn`.
+pub fn discover(
+    data_dir: &Path,
+    ignore_dir_name: &str,
+    warn: &dyn Fn(&str),
+) -> Result<Vec<PdfFile>> {
     let root = fs::canonicalize(data_dir)
         .with_context(|| format!("reading the data folder {}", data_dir.display()))?;
     let mut candidates = Vec::new();
@@ -39,6 +44,7 @@ pub fn discover(data_dir: &Path, ignore_dir_name: &str) -> Result<Vec<PdfFile>> 
         ignore_dir_name,
         &mut visited,
         &mut candidates,
+        warn,
     )?;
     let mut files: Vec<PdfFile> = candidates
         .into_par_iter()
@@ -63,6 +69,7 @@ fn walk(
     ignore_dir_name: &str,
     visited: &mut HashSet<(u64, u64)>,
     out: &mut Vec<(PathBuf, PathBuf, bool)>,
+    warn: &dyn Fn(&str),
 ) -> Result<()> {
     let meta = fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
     if !visited.insert((meta.dev(), meta.ino())) {
@@ -73,7 +80,7 @@ fn walk(
         // An unreadable subfolder is skipped, not fatal: the rest of the
         // library is still processed.
         Err(e) if dir != root => {
-            eprintln!("warning: skipping {}: {e}", dir.display());
+            warn(&format!("warning: skipping {}: {e}", dir.display()));
             return Ok(());
         }
         Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
@@ -96,7 +103,15 @@ fn walk(
         };
         if meta.is_dir() {
             let child_ignored = ignored || name == ignore_dir_name;
-            walk(root, &path, child_ignored, ignore_dir_name, visited, out)?;
+            walk(
+                root,
+                &path,
+                child_ignored,
+                ignore_dir_name,
+                visited,
+                out,
+                warn,
+            )?;
         } else if (meta.is_file() || is_pdf_name(&path)) && !is_own_file(&name) {
             out.push((path.clone(), rel(), ignored));
         }
@@ -215,7 +230,7 @@ mod tests {
         write(&d.join("_ignore/sub/b.PDF"), b"%PDF-1.5");
         write(&d.join("x/.colophon-tmp-123"), b"%PDF-1.5");
         write(&d.join("x/a--ann.json"), b"{}");
-        let files = discover(&d, "_ignore").unwrap();
+        let files = discover(&d, "_ignore", &|_| {}).unwrap();
         let got: Vec<_> = files
             .iter()
             .map(|f| {
@@ -252,7 +267,7 @@ mod tests {
         std::os::unix::fs::symlink("gone", d.join("dangling-notes")).unwrap();
 
         // A FIFO with no writer: opening it for reading would block here.
-        let files = discover(&d, "_ignore").unwrap();
+        let files = discover(&d, "_ignore", &|_| {}).unwrap();
         let got: Vec<_> = files
             .iter()
             .map(|f| (f.rel.to_string_lossy().into_owned(), f.has_pdf_header))
@@ -301,7 +316,7 @@ mod tests {
         std::os::unix::fs::symlink(&lib, t.path().join("data")).unwrap();
         // a loop: library/sub/back -> library
         std::os::unix::fs::symlink(&lib, lib.join("sub/back")).unwrap();
-        let files = discover(&t.path().join("data"), "_ignore").unwrap();
+        let files = discover(&t.path().join("data"), "_ignore", &|_| {}).unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].rel, PathBuf::from("sub/a.pdf"));
     }

@@ -12,18 +12,14 @@
 use crate::cache::{Cache, Tree, keys};
 use crate::extract;
 use crate::model::{DocHash, DocInfo, DocResult, DocText, PageText, PagesRead};
-use crate::report::Summary;
+use crate::progress::Reporter;
+use crate::report::{Got, StageOutcome, VisionGot};
 use crate::select;
 use crate::settings::Settings;
-use crate::vision::{VisionPool, VisionResult};
+use crate::vision::VisionPool;
 use anyhow::Result;
-use crossbeam_channel::Sender;
 use image::GrayImage;
 use std::path::Path;
-
-/// What a vision job carries back to the document that sent it: the page
-/// index and the document's own result channel.
-pub type VisionTag = (u32, Sender<(u32, VisionResult<()>)>);
 
 /// Reading a PDF: what the inspect stage offers to a document's flow.
 pub trait PdfSession {
@@ -87,10 +83,29 @@ pub struct Context<'a> {
     pub cache: &'a Cache,
     pub sessions: &'a dyn SessionSource,
     pub versions: keys::StageVersions,
-    /// The vision callers, when `ANALYZE_WITH_VISION` is on.
-    pub vision: Option<&'a VisionPool<VisionTag>>,
+    /// The vision callers, when `ANALYZE_WITH_VISION` is on; a job's tag
+    /// is its 0-based page index.
+    pub vision: Option<&'a VisionPool<u32>>,
     /// Tesseract processes allowed at once, across all documents.
     pub ocr_slots: &'a OcrSlots,
+    /// For the one message of a vision pool that switched itself off.
+    pub reporter: &'a dyn Reporter,
+}
+
+impl Context<'_> {
+    /// The key of a document's record under this run's settings and stage
+    /// versions: the one place it is computed (the feeder looks it up, the
+    /// document threads store under it, write mode stores the written
+    /// file's record under it).
+    pub fn record_key(&self, hash: &DocHash) -> keys::Key {
+        keys::record_key(hash, self.settings, &self.versions)
+    }
+
+    /// The key of a document's cached failure (a broken or encrypted PDF):
+    /// its record key plus this colophon's version.
+    pub fn failure_key(&self, hash: &DocHash) -> keys::Key {
+        keys::failure_key(&self.record_key(hash), env!("CARGO_PKG_VERSION"))
+    }
 }
 
 /// A counting semaphore for Tesseract processes (one core each). A
@@ -143,7 +158,6 @@ struct LazySession<'a, 'b> {
     path: &'b Path,
     hash: &'b DocHash,
     session: Option<Box<dyn PdfSession + 'a>>,
-    summary: &'b mut Summary,
 }
 
 impl<'a, 'b> LazySession<'a, 'b> {
@@ -153,11 +167,13 @@ impl<'a, 'b> LazySession<'a, 'b> {
         self.session = None;
     }
 
-    fn get(&mut self) -> Result<&mut Box<dyn PdfSession + 'a>> {
+    /// The open session, opening the document first when needed (an
+    /// [`StageOutcome::Opened`] in `work`).
+    fn get(&mut self, work: &mut Vec<StageOutcome>) -> Result<&mut Box<dyn PdfSession + 'a>> {
         if self.session.is_none() {
             let mut s = self.ctx.sessions.session()?;
             s.open(self.path, self.hash)?;
-            self.summary.docs_opened += 1;
+            work.push(StageOutcome::Opened);
             self.session = Some(s);
         }
         Ok(self.session.as_mut().expect("just set"))
@@ -167,12 +183,14 @@ impl<'a, 'b> LazySession<'a, 'b> {
 /// Runs the per-document stages for one PDF whose record was not cached.
 ///
 /// `diagnostics`: the folder for this PDF's `page-<N>.txt` files, if any.
+/// `work` receives what each stage did (also when the document then
+/// fails), for the caller to count.
 pub fn process(
     ctx: &Context,
     path: &Path,
     hash: &DocHash,
     diagnostics: Option<&Path>,
-    summary: &mut Summary,
+    work: &mut Vec<StageOutcome>,
 ) -> Result<DocResult> {
     let s = ctx.settings;
     let mut pdf = LazySession {
@@ -180,7 +198,6 @@ pub fn process(
         path,
         hash,
         session: None,
-        summary,
     };
     let ocr_budget = OcrBudget::new(crate::ocr::OcrOptions::from_settings(s).timeout);
 
@@ -192,7 +209,7 @@ pub fn process(
             // session so the same worker then reads the pages.
             let mut session = ctx.sessions.session()?;
             let info = session.open(path, hash)?;
-            pdf.summary.docs_opened += 1;
+            work.push(StageOutcome::Opened);
             pdf.session = Some(session);
             ctx.cache.put(Tree::Doc, &doc_key, &info);
             info
@@ -218,6 +235,7 @@ pub fn process(
         &ocr_budget,
         diagnostics,
         &mut seen,
+        work,
     )?;
     // Extraction needs no pdfium: another document reads meanwhile.
     pdf.release();
@@ -236,6 +254,7 @@ pub fn process(
                 &ocr_budget,
                 diagnostics,
                 &mut seen,
+                work,
             )?);
             pdf.release();
             decision = decide_all(&info, &pages, &seen);
@@ -264,6 +283,7 @@ pub fn process(
 
 /// The pages at `indices` as colophon reads them: the text layer (cached),
 /// OCR where it is missing, and the vision model's answers where asked.
+#[allow(clippy::too_many_arguments)]
 fn read_matter(
     ctx: &Context,
     hash: &DocHash,
@@ -272,11 +292,12 @@ fn read_matter(
     ocr_budget: &OcrBudget,
     diagnostics: Option<&Path>,
     seen: &mut Seen,
+    work: &mut Vec<StageOutcome>,
 ) -> Result<Vec<PageText>> {
-    let mut pages = load_pages(ctx, hash, indices, pdf)?;
-    ocr_where_needed(ctx, hash, &mut pages, pdf, ocr_budget, diagnostics)?;
+    let mut pages = load_pages(ctx, hash, indices, pdf, work)?;
+    ocr_where_needed(ctx, hash, &mut pages, pdf, ocr_budget, diagnostics, work)?;
     if let Some(pool) = ctx.vision {
-        ask_vision(ctx, pool, &pages, pdf, diagnostics, seen)?;
+        ask_vision(ctx, pool, &pages, pdf, diagnostics, seen, work)?;
     }
     Ok(pages)
 }
@@ -341,6 +362,7 @@ fn ocr_where_needed(
     pdf: &mut LazySession,
     budget: &OcrBudget,
     diagnostics: Option<&Path>,
+    work: &mut Vec<StageOutcome>,
 ) -> Result<()> {
     let s = ctx.settings;
     let opts = crate::ocr::OcrOptions::from_settings(s);
@@ -358,7 +380,7 @@ fn ocr_where_needed(
             ctx.versions.ocr,
         );
         if let Some(cached) = ctx.cache.get::<PageText>(Tree::Ocr, &key) {
-            pdf.summary.ocr_cached += 1;
+            work.push(StageOutcome::Ocr(Got::Cached));
             *page = cached;
             continue;
         }
@@ -398,7 +420,7 @@ fn ocr_where_needed(
         drop(rx);
         for (slot, key) in &todo {
             let (slot, index) = (*slot, pages[*slot].index);
-            let image = pdf.get()?.render(index, s.ocr_dpi)?;
+            let image = pdf.get(work)?.render(index, s.ocr_dpi)?;
             if let Some(dir) = diagnostics {
                 if std::fs::create_dir_all(dir).is_ok() {
                     let _ = image.save(dir.join(format!("page-{}.png", index + s.page_num_offset)));
@@ -420,7 +442,7 @@ fn ocr_where_needed(
     for (slot, result) in read {
         match result {
             Ok(page) => {
-                pdf.summary.ocr_pages += 1;
+                work.push(StageOutcome::Ocr(Got::Computed));
                 pages[slot] = page;
             }
             Err(e) => {
@@ -464,11 +486,12 @@ fn decide_all(info: &DocInfo, pages: &[PageText], seen: &Seen) -> crate::model::
 /// a slow backend holds no pdfium process.
 fn ask_vision(
     ctx: &Context,
-    pool: &VisionPool<VisionTag>,
+    pool: &VisionPool<u32>,
     pages: &[PageText],
     pdf: &mut LazySession,
     diagnostics: Option<&Path>,
     seen: &mut Seen,
+    work: &mut Vec<StageOutcome>,
 ) -> Result<()> {
     let thresholds = &ctx.settings.vision_thresholds;
     let (tx, rx) = crossbeam_channel::unbounded();
@@ -489,7 +512,7 @@ fn ask_vision(
         let long_pt = page.width.max(page.height).max(1.0);
         let dpi = ((crate::vision::image::TARGET_LONG_SIDE as f32 * 72.0 / long_pt).ceil() as u32)
             .clamp(36, 300);
-        let image = pdf.get()?.render(page.index, dpi)?;
+        let image = pdf.get(work)?.render(page.index, dpi)?;
         let encoded = match crate::vision::image::prepare(&image) {
             Ok(e) => e,
             Err(e) => {
@@ -516,13 +539,15 @@ fn ask_vision(
             }
         }
         let job = crate::vision::pool::VisionJob {
-            tag: (page.index, tx.clone()),
+            tag: page.index,
             image: encoded,
+            reply: tx.clone(),
         };
         if pool.submit(job).is_err() {
             seen.failed.push(page.index);
             continue;
         }
+        ctx.reporter.vision_queue(pool.queue_len() as u64);
         sent += 1;
     }
     drop(tx);
@@ -530,15 +555,22 @@ fn ask_vision(
         return Ok(());
     }
     pdf.release();
-    for (index, result) in rx.iter().take(sent) {
-        match &result.outcome {
-            crate::vision::pool::Outcome::Answered(_) => pdf.summary.vision_requests += 1,
-            crate::vision::pool::Outcome::Cached(_) => pdf.summary.vision_cached += 1,
-            crate::vision::pool::Outcome::Failed(_) | crate::vision::pool::Outcome::Skipped(_) => {
-                pdf.summary.vision_failed += 1;
-                seen.failed.push(index);
-            }
+    // One reply per job sent: each job carries this document's sender.
+    for result in rx.iter().take(sent) {
+        let index = result.tag;
+        ctx.reporter.vision_queue(pool.queue_len() as u64);
+        if let Some(msg) = &result.switched_off {
+            ctx.reporter.message(&format!("colophon: {msg}"));
         }
+        use crate::vision::pool::Outcome;
+        work.push(StageOutcome::Vision(match &result.outcome {
+            Outcome::Answered(_) => VisionGot::Answered,
+            Outcome::Cached(_) => VisionGot::Cached,
+            Outcome::Failed(_) | Outcome::Skipped(_) => {
+                seen.failed.push(index);
+                VisionGot::Failed
+            }
+        }));
         seen.candidates.extend(result.candidates(index));
         if let Some(dir) = diagnostics {
             if std::fs::create_dir_all(dir).is_ok() {
@@ -558,28 +590,13 @@ fn ask_vision(
     Ok(())
 }
 
-/// Vision answers cached in the sled `vision` tree (the model's raw text).
-pub struct SledAnswers(pub sled::Tree);
-
-impl crate::vision::pool::AnswerStore for SledAnswers {
-    fn get(&self, key: &crate::vision::VisionKey) -> Option<String> {
-        let bytes = self.0.get(key.as_bytes()).ok()??;
-        postcard::from_bytes(&bytes).ok()
-    }
-
-    fn put(&self, key: &crate::vision::VisionKey, answer: &str) {
-        if let Ok(bytes) = postcard::to_stdvec(answer) {
-            let _ = self.0.insert(key.as_bytes(), bytes);
-        }
-    }
-}
-
 /// Page texts for `indices`, from the cache or the (lazily opened) session.
 fn load_pages(
     ctx: &Context,
     hash: &DocHash,
     indices: &[u32],
     pdf: &mut LazySession,
+    work: &mut Vec<StageOutcome>,
 ) -> Result<Vec<PageText>> {
     let mut stored: std::collections::HashMap<u32, PageText> = ctx
         .cache
@@ -594,10 +611,16 @@ fn load_pages(
         .filter(|(_, p)| p.is_none())
         .map(|(&i, _)| i)
         .collect();
-    pdf.summary.pages_cached += (indices.len() - missing.len()) as u64;
+    work.extend(std::iter::repeat_n(
+        StageOutcome::Page(Got::Cached),
+        indices.len() - missing.len(),
+    ));
     if !missing.is_empty() {
-        let read = pdf.get()?.pages(&missing)?;
-        pdf.summary.pages_read += read.len() as u64;
+        let read = pdf.get(work)?.pages(&missing)?;
+        work.extend(std::iter::repeat_n(
+            StageOutcome::Page(Got::Computed),
+            read.len(),
+        ));
         ctx.cache.put_pages(hash, ctx.versions.inspect, &read);
         for page in read {
             if let Some(slot) = indices.iter().position(|&i| i == page.index) {

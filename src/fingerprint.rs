@@ -41,8 +41,7 @@ pub fn fingerprint(
 /// [`fingerprint`] of one file: from the stat memo, or hashed (and memoised).
 pub fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocHash, HashOutcome)> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-    let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
-    let memo = keys::memo_key(meta.dev(), meta.ino(), meta.size(), mtime_ns);
+    let memo = memo_key(&meta);
     if !rehash {
         if let Some(h) = cache.get::<DocHash>(Tree::Memo, &memo) {
             return Ok((h, HashOutcome::Memo));
@@ -51,6 +50,21 @@ pub fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocH
     let h = hash_file(path)?;
     cache.put(Tree::Memo, &memo, &h);
     Ok((h, HashOutcome::Hashed))
+}
+
+/// Notes that the file at `path`, as it is now, has content hash `hash`
+/// (write mode, after writing a file whose new hash it knows), so that the
+/// next run need not read it.
+pub fn remember(path: &Path, hash: &DocHash, cache: &Cache) {
+    if let Ok(meta) = std::fs::metadata(path) {
+        cache.put(Tree::Memo, &memo_key(&meta), hash);
+    }
+}
+
+/// The stat-memo key of a file: the one place it is computed.
+fn memo_key(meta: &std::fs::Metadata) -> keys::Key {
+    let mtime_ns = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+    keys::memo_key(meta.dev(), meta.ino(), meta.size(), mtime_ns)
 }
 
 /// blake3 of a file's content, read with ordinary reads.
@@ -62,18 +76,21 @@ pub fn fingerprint_one(path: &Path, cache: &Cache, rehash: bool) -> Result<(DocH
 /// chunk per file however large the file is.
 pub fn hash_file(path: &Path) -> Result<DocHash> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let len = file
-        .metadata()
-        .with_context(|| format!("reading {}", path.display()))?
-        .len();
+    let (hash, _) = hash_open_file(file).with_context(|| format!("reading {}", path.display()))?;
+    Ok(hash)
+}
+
+/// blake3 of an open file's content and the number of bytes read: the one
+/// implementation of file hashing (write mode checks files with it too).
+pub fn hash_open_file(file: File) -> io::Result<(DocHash, u64)> {
+    let len = file.metadata()?.len();
     let mut hasher = blake3::Hasher::new();
     if len >= LARGE_FILE {
-        hash_chunks(&mut hasher, file, CHUNK)
+        hash_chunks(&mut hasher, file, CHUNK)?;
     } else {
-        hasher.update_reader(file).map(|_| ())
+        hasher.update_reader(file)?;
     }
-    .with_context(|| format!("reading {}", path.display()))?;
-    Ok(DocHash(*hasher.finalize().as_bytes()))
+    Ok((DocHash(*hasher.finalize().as_bytes()), hasher.count()))
 }
 
 /// Bytes read at a time from a large file: its chunks are hashed in

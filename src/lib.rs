@@ -4,7 +4,8 @@
 //! The pipeline of SPEC 5, one module per stage:
 //! `discover` → `fingerprint` → `inspect` (worker processes) → `ocr` →
 //! `vision` → `extract` → `decide` → `name` → `write` → `report`,
-//! with `cache` under all of them and `app` wiring them together.
+//! with `cache` under all of them. `run` is the pipeline in the order of
+//! its stages (one screen); `app` dispatches the commands.
 
 pub mod app;
 pub mod cache;
@@ -24,6 +25,8 @@ pub mod progress;
 pub mod project;
 pub mod report;
 pub mod review;
+pub mod run;
+pub mod runs;
 pub mod select;
 pub mod settings;
 pub mod vision;

@@ -15,7 +15,7 @@
 //! PDF spelled it precomposed or with a combining diaeresis, and so that a
 //! second run produces the very same bytes (idempotent renames).
 
-use crate::model::Metadata;
+use crate::model::{Metadata, Record};
 use crate::settings::Settings;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -44,6 +44,15 @@ pub const PLACEHOLDERS: [&str; 8] = [
 
 /// How many surnames `{authors}` lists before ` et al.`.
 const MAX_AUTHORS_IN_NAME: usize = 3;
+
+/// Stage 8 for one record: its proposed file name, or, when a complete
+/// record gets none from `FILENAME_TEMPLATE`, a note saying so.
+pub fn propose(record: &mut Record, settings: &Settings) {
+    record.proposed_filename = proposed_filename(&record.metadata, settings);
+    if record.proposed_filename.is_none() && record.metadata.is_complete() {
+        record.warnings.push(no_name_note(settings));
+    }
+}
 
 /// The proposed file name (with `.pdf`) or `None` without title and author.
 pub fn proposed_filename(meta: &Metadata, settings: &Settings) -> Option<String> {

@@ -20,7 +20,8 @@ pub trait Reporter: Send + Sync {
     fn file_done(&self);
     /// Pages read from PDFs (text, OCR) in this run.
     fn pages_done(&self, n: u64);
-    /// Pages waiting for or in the vision backend.
+    /// Pages waiting for the vision backend (reported only when vision
+    /// is on, so that the bar shows only then).
     fn vision_queue(&self, waiting: u64);
     /// A line for the user (warnings, one-off notices, the summary line);
     /// not shown with `-q`.
@@ -95,12 +96,13 @@ fn style(template: &str) -> ProgressStyle {
         )
 }
 
-/// indicatif bars: files, pages, vision queue.
+/// indicatif bars: files, pages, and the vision queue once there is one
+/// (only runs with vision on report it).
 pub struct Bars {
     multi: MultiProgress,
     files: ProgressBar,
     pages: ProgressBar,
-    vision: ProgressBar,
+    vision: std::sync::OnceLock<ProgressBar>,
 }
 
 impl Bars {
@@ -114,14 +116,11 @@ impl Bars {
         let pages = multi.add(ProgressBar::new_spinner());
         pages.set_style(style("{prefix:>8} {pos} read ({rate})"));
         pages.set_prefix("pages");
-        let vision = multi.add(ProgressBar::new_spinner());
-        vision.set_style(style("{prefix:>8} {msg}"));
-        vision.set_prefix("vision");
         Bars {
             multi,
             files,
             pages,
-            vision,
+            vision: std::sync::OnceLock::new(),
         }
     }
 }
@@ -137,7 +136,13 @@ impl Reporter for Bars {
         self.pages.inc(n);
     }
     fn vision_queue(&self, waiting: u64) {
-        self.vision.set_message(format!("{waiting} pages queued"));
+        let bar = self.vision.get_or_init(|| {
+            let bar = self.multi.add(ProgressBar::new_spinner());
+            bar.set_style(style("{prefix:>8} {msg}"));
+            bar.set_prefix("vision");
+            bar
+        });
+        bar.set_message(format!("{waiting} pages queued"));
     }
     fn message(&self, msg: &str) {
         let _ = self.multi.println(for_terminal(msg));
@@ -145,7 +150,9 @@ impl Reporter for Bars {
     fn finish(&self) {
         self.files.finish_and_clear();
         self.pages.finish_and_clear();
-        self.vision.finish_and_clear();
+        if let Some(bar) = self.vision.get() {
+            bar.finish_and_clear();
+        }
     }
 }
 

@@ -9,171 +9,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::ops::AddAssign;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The folder of one run's outputs.
-#[derive(Debug, Clone)]
-pub struct RunDir {
-    pub id: String,
-    pub path: PathBuf,
-}
-
-impl RunDir {
-    /// Creates `cache/runs/<run-id>/` with a new, sortable, unique id.
-    pub fn create(cache_dir: &Path) -> Result<RunDir> {
-        let runs = cache_dir.join("runs");
-        fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let base = format!("{}-{}", format_utc(now.as_secs()), std::process::id());
-        for n in 0.. {
-            let id = if n == 0 {
-                base.clone()
-            } else {
-                format!("{base}-{n}")
-            };
-            let path = runs.join(&id);
-            match fs::create_dir(&path) {
-                Ok(()) => return Ok(RunDir { id, path }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("creating {}", path.display())),
-            }
-        }
-        unreachable!()
-    }
-
-    pub fn ann_dir(&self) -> PathBuf {
-        self.path.join("ann")
-    }
-
-    /// `diagnostics/<relative stem>/` of one PDF.
-    pub fn diagnostics_dir(&self, rel: &Path) -> PathBuf {
-        self.path.join("diagnostics").join(rel.with_extension(""))
-    }
-
-    /// Output folders of earlier runs beyond the newest `keep` (this run
-    /// counted, never returned): what [`KEEP_RUNS`] lets go.
-    pub fn older_runs(&self, keep: usize) -> Vec<PathBuf> {
-        let runs = self.path.parent().expect("run dir has a parent");
-        runs_beyond(runs, keep.max(1))
-            .into_iter()
-            .filter(|p| *p != self.path)
-            .collect()
-    }
-
-    /// The run `cache/runs/latest` points at (the last one that finished),
-    /// when it is another run whose folder is still there.
-    pub fn previous(&self) -> Option<RunDir> {
-        let runs = self.path.parent()?;
-        let id = fs::read_link(runs.join("latest"))
-            .ok()?
-            .to_str()?
-            .to_string();
-        let path = runs.join(&id);
-        (is_run_id(&id) && path != self.path && path.is_dir()).then_some(RunDir { id, path })
-    }
-
-    /// Points `cache/runs/latest` at this run (replacing the link atomically).
-    pub fn mark_latest(&self) -> Result<()> {
-        let runs = self.path.parent().expect("run dir has a parent");
-        let tmp = runs.join(format!(".latest-{}", std::process::id()));
-        let _ = fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(&self.id, &tmp).context("linking cache/runs/latest")?;
-        fs::rename(&tmp, runs.join("latest")).context("linking cache/runs/latest")?;
-        Ok(())
-    }
-}
-
-/// How many runs keep their outputs under `cache/runs/`: every run writes
-/// two annotation files per PDF, so a large library rerun often would
-/// otherwise fill the disk with old runs.
-pub const KEEP_RUNS: usize = 10;
-
-/// The run folders in `runs` (`cache/runs/`) beyond the newest `keep`,
-/// oldest first. Only folders named like a run id count; undo journals
-/// live elsewhere (`cache/journal/`), so `colophon undo` loses nothing.
-pub fn runs_beyond(runs: &Path, keep: usize) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(runs) else {
-        return Vec::new();
-    };
-    let mut ids: Vec<String> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|id| is_run_id(id))
-        .collect();
-    // Ids start with the UTC time, so they sort by age.
-    ids.sort();
-    let surplus = ids.len().saturating_sub(keep);
-    ids.into_iter()
-        .take(surplus)
-        .map(|id| runs.join(id))
-        .collect()
-}
-
-/// Deletes the folder `dir` and everything under it (symbolic links are
-/// removed, never followed) until `stop()` says so; true when it is gone.
-/// Errors are skipped: an old run folder left half-deleted is taken up
-/// again by the next run.
-pub fn remove_tree_until(dir: &Path, stop: &dyn Fn() -> bool) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return fs::remove_dir(dir).is_ok() || !dir.exists();
-    };
-    for entry in entries.flatten() {
-        if stop() {
-            return false;
-        }
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(t) if t.is_dir() => {
-                if !remove_tree_until(&path, stop) {
-                    return false;
-                }
-            }
-            _ => {
-                let _ = fs::remove_file(&path);
-            }
-        }
-    }
-    !stop() && fs::remove_dir(dir).is_ok()
-}
-
-/// `YYYYMMDD-HHMMSS-PID` or `YYYYMMDD-HHMMSS-PID-N`, as [`RunDir::create`] names runs.
-fn is_run_id(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    let digits = |p: &str, n: Option<usize>| {
-        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && n.is_none_or(|n| p.len() == n)
-    };
-    matches!(parts.len(), 3 | 4)
-        && digits(parts[0], Some(8))
-        && digits(parts[1], Some(6))
-        && parts[2..].iter().all(|p| digits(p, None))
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC, without a date crate.
-fn format_utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
-/// The SPEC 7 record of a document that was read.
+/// The SPEC 7 record of a document that was read, before it is named.
 pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &Settings) -> Record {
     let offset = settings.page_num_offset;
     let decision = &result.decision;
@@ -198,11 +36,6 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
     } else {
         Status::Incomplete
     };
-    let proposed_filename = crate::name::proposed_filename(&metadata, settings);
-    let mut warnings = result.warnings.clone();
-    if proposed_filename.is_none() && metadata.is_complete() {
-        warnings.push(crate::name::no_name_note(settings));
-    }
     Record {
         path: rel_string(&file.rel),
         blake3: Some(hash_hex),
@@ -220,9 +53,10 @@ pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &S
             pages: shift(&result.vision.pages),
             failed: shift(&result.vision.failed),
         },
-        proposed_filename,
+        // The name stage fills it in (`name::propose`).
+        proposed_filename: None,
         written: false,
-        warnings,
+        warnings: result.warnings.clone(),
         online: None,
     }
 }
@@ -322,7 +156,7 @@ pub struct RecordsFile {
 }
 
 impl RecordsFile {
-    pub fn create(run: &RunDir) -> Result<RecordsFile> {
+    pub fn create(run: &crate::runs::RunDir) -> Result<RecordsFile> {
         let path = run.path.join("records.jsonl");
         let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         Ok(RecordsFile {
@@ -340,6 +174,45 @@ impl RecordsFile {
         self.out.flush()?;
         Ok(())
     }
+}
+
+/// Where one stage's result for one item (a file, a document, a page) came
+/// from. The stages return these and the run counts them into its
+/// [`Summary`] (sccache's `CompileResult`), so that no counter rides along
+/// with the work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageOutcome {
+    /// fingerprint: from the stat memo, or read and hashed.
+    Hash(crate::fingerprint::HashOutcome),
+    /// inspect: a document opened by a pdfium worker.
+    Opened,
+    /// inspect: one page's text layer.
+    Page(Got),
+    /// OCR of one page.
+    Ocr(Got),
+    /// One page's vision answer.
+    Vision(VisionGot),
+    /// A document's record (a cached failure counts as cached; a failure
+    /// now is neither).
+    Record(Got),
+}
+
+/// A result from the cache, or computed now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Got {
+    Cached,
+    Computed,
+}
+
+/// What became of one page sent to the vision stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VisionGot {
+    /// The backend answered now.
+    Answered,
+    /// The answer came from the cache.
+    Cached,
+    /// No answer (failed, or skipped because vision is off or cancelled).
+    Failed,
 }
 
 /// Counts of what a run did, per stage and outcome (STYLE "say why work
@@ -405,6 +278,35 @@ impl AddAssign for Summary {
 }
 
 impl Summary {
+    /// Counts one stage's outcome.
+    pub fn add(&mut self, outcome: StageOutcome) {
+        use crate::fingerprint::HashOutcome;
+        let n = match outcome {
+            StageOutcome::Hash(HashOutcome::Memo) => &mut self.hash_memo,
+            StageOutcome::Hash(HashOutcome::Hashed) => &mut self.hash_computed,
+            StageOutcome::Opened => &mut self.docs_opened,
+            StageOutcome::Page(Got::Computed) => &mut self.pages_read,
+            StageOutcome::Page(Got::Cached) => &mut self.pages_cached,
+            StageOutcome::Ocr(Got::Computed) => &mut self.ocr_pages,
+            StageOutcome::Ocr(Got::Cached) => &mut self.ocr_cached,
+            StageOutcome::Vision(VisionGot::Answered) => &mut self.vision_requests,
+            StageOutcome::Vision(VisionGot::Cached) => &mut self.vision_cached,
+            StageOutcome::Vision(VisionGot::Failed) => &mut self.vision_failed,
+            StageOutcome::Record(Got::Cached) => &mut self.record_cached,
+            StageOutcome::Record(Got::Computed) => &mut self.record_computed,
+        };
+        *n += 1;
+    }
+
+    /// The counts of a list of outcomes (one document's).
+    pub fn of(outcomes: &[StageOutcome]) -> Summary {
+        let mut s = Summary::default();
+        for &o in outcomes {
+            s.add(o);
+        }
+        s
+    }
+
     /// Counts one finished record.
     pub fn count(&mut self, r: &Record) {
         self.files += 1;
@@ -560,97 +462,5 @@ mod tests {
         ));
         let line = Summary::default().document_line("a\x1b[2Jb.pdf", true);
         assert_eq!(line, "a\\x1b[2Jb.pdf: hashed; record from the cache");
-    }
-
-    #[test]
-    fn utc_format() {
-        assert_eq!(format_utc(0), "19700101-000000");
-        assert_eq!(format_utc(1_795_158_309), "20261120-070509");
-        assert_eq!(format_utc(951_782_400), "20000229-000000");
-    }
-
-    #[test]
-    fn only_the_newest_runs_are_kept() {
-        let t = tempfile::tempdir().unwrap();
-        let runs = t.path().join("runs");
-        fs::create_dir_all(&runs).unwrap();
-        // Twelve earlier runs (two in the same second), a folder of the
-        // user's and a file that only look alike.
-        let mut old: Vec<String> = (0..11)
-            .map(|i| format!("202601{:02}-120000-4242", i + 10))
-            .collect();
-        old.push("20260110-120000-4242-1".into());
-        for id in &old {
-            fs::create_dir(runs.join(id)).unwrap();
-        }
-        fs::create_dir(runs.join("notes-20260101")).unwrap();
-        fs::write(runs.join("20250101-000000-1"), "not a folder").unwrap();
-        let now = RunDir::create(t.path()).unwrap();
-        now.mark_latest().unwrap();
-
-        let gone = now.older_runs(10);
-        let names: Vec<String> = gone
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        // 13 runs with this one: the 3 oldest go, in order.
-        assert_eq!(
-            names,
-            [
-                "20260110-120000-4242",
-                "20260110-120000-4242-1",
-                "20260111-120000-4242"
-            ]
-        );
-        assert!(now.older_runs(100).is_empty());
-        // Never this run, even when asked to keep none.
-        assert!(!now.older_runs(0).contains(&now.path));
-        assert!(is_run_id(&now.id), "{}", now.id);
-        for bad in [
-            "latest",
-            "notes-20260101",
-            "2026011-120000-1",
-            "20260110-12000-1",
-            "x-y-z",
-        ] {
-            assert!(!is_run_id(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn tree_removal_stops_when_asked_and_never_follows_links() {
-        let t = tempfile::tempdir().unwrap();
-        let keep = t.path().join("keep");
-        fs::create_dir(&keep).unwrap();
-        fs::write(keep.join("precious.pdf"), "%PDF-").unwrap();
-        let old = t.path().join("old");
-        fs::create_dir_all(old.join("ann/sub")).unwrap();
-        for i in 0..5 {
-            fs::write(old.join(format!("ann/sub/{i}.json")), "{}").unwrap();
-        }
-        std::os::unix::fs::symlink(&keep, old.join("link-to-keep")).unwrap();
-
-        // Asked to stop at once: nothing is lost, the folder stays.
-        assert!(!remove_tree_until(&old, &|| true));
-        assert!(old.join("ann/sub/0.json").exists());
-
-        assert!(remove_tree_until(&old, &|| false));
-        assert!(!old.exists());
-        assert!(
-            keep.join("precious.pdf").exists(),
-            "a link's target survives"
-        );
-    }
-
-    #[test]
-    fn run_dirs_are_unique_and_latest_moves() {
-        let t = tempfile::tempdir().unwrap();
-        let a = RunDir::create(t.path()).unwrap();
-        let b = RunDir::create(t.path()).unwrap();
-        assert_ne!(a.id, b.id);
-        a.mark_latest().unwrap();
-        b.mark_latest().unwrap();
-        let target = fs::read_link(t.path().join("runs/latest")).unwrap();
-        assert_eq!(target, PathBuf::from(&b.id));
     }
 }

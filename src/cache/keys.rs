@@ -159,6 +159,19 @@ pub struct StageVersions {
     pub vision_prompt: u32,
 }
 
+impl StageVersions {
+    /// The versions of this build's stages.
+    pub fn current() -> StageVersions {
+        StageVersions {
+            inspect: crate::inspect::INSPECT_VERSION,
+            ocr: crate::ocr::OCR_VERSION,
+            extract: crate::extract::EXTRACT_VERSION,
+            decide: crate::decide::DECIDE_VERSION,
+            vision_prompt: crate::vision::PROMPT_VERSION,
+        }
+    }
+}
+
 /// The decided record of a document under the current settings: every
 /// setting that can change which pages are read or what is decided.
 pub fn record_key(hash: &DocHash, s: &Settings, v: &StageVersions) -> Key {

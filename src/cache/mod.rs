@@ -47,8 +47,11 @@
 //! does. Timeouts, crashed workers, I/O errors and missing installations
 //! are never stored.
 
+mod answers;
 pub mod keys;
 mod pages;
+
+pub use answers::VisionAnswers;
 
 pub use keys::Key;
 
@@ -130,6 +133,8 @@ pub struct Cache {
     pages: PageStore,
     dir: PathBuf,
     warned: AtomicBool,
+    /// Where warnings go during a run (else stderr).
+    reporter: std::sync::OnceLock<std::sync::Arc<dyn crate::progress::Reporter>>,
 }
 
 impl fmt::Debug for Cache {
@@ -190,6 +195,7 @@ impl Cache {
             pages: PageStore::new(cache_dir),
             dir: cache_dir.to_path_buf(),
             warned: AtomicBool::new(false),
+            reporter: std::sync::OnceLock::new(),
         })
     }
 
@@ -276,10 +282,10 @@ impl Cache {
         let _ = self.tree(t).insert(key.as_bytes(), bytes);
     }
 
-    /// A handle on one tree that outlives borrows of the cache (sled trees
-    /// are reference-counted), for stores owned by other threads.
-    pub fn tree_handle(&self, t: Tree) -> sled::Tree {
-        self.tree(t).clone()
+    /// The vision answer store, for the vision pool's threads (a handle
+    /// that outlives borrows of the cache: sled trees are reference-counted).
+    pub fn vision_answers(&self) -> VisionAnswers {
+        VisionAnswers(self.tree(Tree::Vision).clone())
     }
 
     /// Writes everything to disk (end of run, Ctrl-C).
@@ -334,9 +340,18 @@ impl Cache {
         &self.dir
     }
 
+    /// Sends the cache's warnings to `reporter` (a run's progress bars own
+    /// the terminal) rather than straight to stderr.
+    pub fn report_warnings_to(&self, reporter: std::sync::Arc<dyn crate::progress::Reporter>) {
+        let _ = self.reporter.set(reporter);
+    }
+
     fn warn_once(&self, msg: &str) {
         if !self.warned.swap(true, Ordering::Relaxed) {
-            eprintln!("warning: {msg}");
+            match self.reporter.get() {
+                Some(r) => r.message(&format!("warning: {msg}")),
+                None => eprintln!("warning: {msg}"),
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The vision caller pool (SPEC 5 stage 5): exactly `VLM_CONCURRENCY` plain
 //! threads fed by a bounded crossbeam channel (`bounded(2 * n)`, fd's
-//! pattern), answering on an unbounded result channel. The CPU stages keep
-//! parsing, rendering and extracting other documents while the model works,
+//! pattern). Each job carries its own reply channel, so an answer goes
+//! straight back to the document that asked, with no router between. The
+//! CPU stages keep parsing, rendering and extracting other documents while the model works,
 //! so a run with a slow backend takes about max(CPU work, vision work), not
 //! their sum. HTTP never runs on a rayon thread.
 //!
@@ -16,7 +17,8 @@
 //! change until someone runs `ollama pull`), vision is switched off for the rest of the run: the one result
 //! that tripped it carries the message to print, retries in progress stop,
 //! and queued jobs come back at once as [`SkipReason::VisionOff`] (cached
-//! answers are still served). Dropping every sender ends the pool.
+//! answers are still served). Ctrl-C (the run's quit flag) cancels the
+//! pool the same way. Dropping every sender ends the pool.
 
 use super::VisionKey;
 use super::answer::Answer;
@@ -91,11 +93,14 @@ impl AnswerStore for NoStore {
 }
 
 /// One page to ask about. `tag` is the caller's own identification of the
-/// page (document hash, page index, ...), handed back in the result.
+/// page (document hash, page index, ...), handed back in the result, which
+/// is sent on `reply`. The sender is the caller's: an unbounded channel, so
+/// that a caller never blocks on it (a dropped receiver loses the result).
 #[derive(Debug, Clone)]
 pub struct VisionJob<T> {
     pub tag: T,
     pub image: EncodedImage,
+    pub reply: Sender<VisionResult<T>>,
 }
 
 /// Why a page was not asked about.
@@ -198,6 +203,8 @@ struct Shared {
     /// Vision switched off for the rest of the run.
     off: AtomicBool,
     cancelled: AtomicBool,
+    /// The run's quit flag (Ctrl-C): set, the pool is cancelled.
+    quit: Option<&'static AtomicBool>,
     /// Pages in a row whose attempts all failed to connect / timed out.
     /// Any answer (even an HTTP error: the backend is there) resets it.
     unreachable_streak: AtomicUsize,
@@ -208,10 +215,15 @@ struct Shared {
     skipped: AtomicU64,
 }
 
+impl Shared {
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst) || self.quit.is_some_and(|q| q.load(Ordering::SeqCst))
+    }
+}
+
 /// A running pool of vision callers. See the module docs.
 pub struct VisionPool<T> {
     jobs: Option<Sender<VisionJob<T>>>,
-    results: Receiver<VisionResult<T>>,
     workers: Vec<JoinHandle<()>>,
     shared: Arc<Shared>,
 }
@@ -223,17 +235,26 @@ impl<T: Send + 'static> VisionPool<T> {
         concurrency: usize,
         store: Arc<dyn AnswerStore>,
     ) -> VisionPool<T> {
+        Self::start_with_quit(client, concurrency, store, None)
+    }
+
+    /// [`start`](Self::start), cancelled as soon as `quit` is set.
+    pub fn start_with_quit(
+        client: VisionClient,
+        concurrency: usize,
+        store: Arc<dyn AnswerStore>,
+        quit: Option<&'static AtomicBool>,
+    ) -> VisionPool<T> {
         let n = concurrency.max(1);
         // 2n queued pages: enough that a worker never waits for the next
         // page to be rendered, few enough that encoded images don't pile up.
         let (job_tx, job_rx) = crossbeam_channel::bounded::<VisionJob<T>>(2 * n);
-        // Unbounded: a worker must never block on a slow consumer.
-        let (result_tx, result_rx) = crossbeam_channel::unbounded();
         let shared = Arc::new(Shared {
             client,
             store,
             off: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
+            quit,
             unreachable_streak: AtomicUsize::new(0),
             requests: AtomicU64::new(0),
             answered: AtomicU64::new(0),
@@ -244,32 +265,32 @@ impl<T: Send + 'static> VisionPool<T> {
         let workers = (0..n)
             .map(|i| {
                 let job_rx = job_rx.clone();
-                let result_tx = result_tx.clone();
                 let shared = Arc::clone(&shared);
                 std::thread::Builder::new()
                     .name(format!("vision-{i}"))
-                    .spawn(move || worker(&shared, job_rx, result_tx))
+                    .spawn(move || worker(&shared, job_rx))
                     .expect("spawning a vision thread")
             })
             .collect();
         VisionPool {
             jobs: Some(job_tx),
-            results: result_rx,
             workers,
             shared,
         }
     }
 
     /// A pool for `VLM_CONCURRENCY` callers with the client of
-    /// [`VisionClient::from_settings`].
+    /// [`VisionClient::from_settings`], cancelled when `quit` is set.
     pub fn from_settings(
         settings: &crate::settings::Settings,
         store: Arc<dyn AnswerStore>,
+        quit: &'static AtomicBool,
     ) -> VisionPool<T> {
-        Self::start(
+        Self::start_with_quit(
             VisionClient::from_settings(settings),
             settings.vlm_concurrency,
             store,
+            Some(quit),
         )
     }
 
@@ -302,27 +323,20 @@ impl<T: Send + 'static> VisionPool<T> {
         self.jobs.clone()
     }
 
-    /// Results as they come (one per job, in completion order). The
-    /// channel disconnects once the pool is closed and every job is done.
-    pub fn results(&self) -> &Receiver<VisionResult<T>> {
-        &self.results
-    }
-
     /// No more jobs from the pool's own sender; workers finish the queue and exit.
     pub fn close(&mut self) {
         self.jobs = None;
     }
 
-    /// Closes the pool, waits for every queued job, and returns the results
-    /// not yet received.
-    pub fn finish(mut self) -> Vec<VisionResult<T>> {
+    /// Closes the pool and waits for every queued job (its result sent
+    /// on the job's own reply channel).
+    pub fn finish(mut self) {
         self.close();
         for w in self.workers.drain(..) {
             // A worker catches panics per job, so join only fails if the
             // thread itself died; its jobs' results are then just missing.
             let _ = w.join();
         }
-        self.results.try_iter().collect()
     }
 
     /// Ctrl-C: queued jobs come back as skipped, retries stop; requests in
@@ -360,9 +374,9 @@ impl<T> Drop for VisionPool<T> {
     }
 }
 
-fn worker<T>(shared: &Shared, jobs: Receiver<VisionJob<T>>, results: Sender<VisionResult<T>>) {
+fn worker<T>(shared: &Shared, jobs: Receiver<VisionJob<T>>) {
     for job in jobs {
-        let VisionJob { tag, image } = job;
+        let VisionJob { tag, image, reply } = job;
         let key = VisionKey::new(&image, shared.client.model());
         let (outcome, diagnostics, switched_off) =
             match catch_unwind(AssertUnwindSafe(|| process(shared, &image, &key))) {
@@ -382,8 +396,8 @@ fn worker<T>(shared: &Shared, jobs: Receiver<VisionJob<T>>, results: Sender<Visi
             Outcome::Skipped(_) => &shared.skipped,
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        // The receiver may be gone (caller dropped the pool): nothing to do.
-        let _ = results.send(VisionResult {
+        // The caller may be gone (its document failed): nothing to do.
+        let _ = reply.send(VisionResult {
             tag,
             key,
             outcome,
@@ -405,7 +419,7 @@ fn process(
         d.error = Some(reason.as_str().to_string());
         (Outcome::Skipped(reason), d, None)
     };
-    if shared.cancelled.load(Ordering::SeqCst) {
+    if shared.cancelled() {
         return skip(SkipReason::Cancelled);
     }
     if let Some(text) = shared.store.get(key) {
@@ -419,7 +433,7 @@ fn process(
     if shared.off.load(Ordering::SeqCst) {
         return skip(SkipReason::VisionOff);
     }
-    let give_up = || shared.off.load(Ordering::SeqCst) || shared.cancelled.load(Ordering::SeqCst);
+    let give_up = || shared.off.load(Ordering::SeqCst) || shared.cancelled();
     let exchange = client.ask_until(image, &give_up);
     let mut d = exchange.diagnostics;
     shared
@@ -512,17 +526,19 @@ mod tests {
         let pool = VisionPool::start(client, concurrency, store);
         let feeder = pool.sender().unwrap();
         let jobs: Vec<_> = images.to_vec();
+        let (reply, results) = crossbeam_channel::unbounded();
         // A feeder thread, as the integrator would use: the bounded queue
         // may block it, never the thread collecting results.
         let feed = std::thread::spawn(move || {
             for (tag, image) in jobs.into_iter().enumerate() {
-                feeder.send(VisionJob { tag, image }).unwrap();
+                let reply = reply.clone();
+                feeder.send(VisionJob { tag, image, reply }).unwrap();
             }
         });
-        let mut results: Vec<_> = pool.results().iter().take(images.len()).collect();
+        let mut results: Vec<_> = results.iter().take(images.len()).collect();
         feed.join().unwrap();
         let stats = pool.stats();
-        assert!(pool.finish().is_empty());
+        pool.finish();
         results.sort_by_key(|r| r.tag);
         (results, stats)
     }
@@ -750,10 +766,14 @@ mod tests {
             Arc::new(NoStore),
         );
         pool.cancel();
+        let (reply, results) = crossbeam_channel::unbounded();
         for (tag, image) in pages(3).into_iter().enumerate() {
-            pool.submit(VisionJob { tag, image }).unwrap();
+            let reply = reply.clone();
+            pool.submit(VisionJob { tag, image, reply }).unwrap();
         }
-        let results = pool.finish();
+        pool.finish();
+        drop(reply);
+        let results: Vec<_> = results.iter().collect();
         assert_eq!(results.len(), 3);
         assert!(
             results
@@ -761,6 +781,24 @@ mod tests {
                 .all(|r| r.outcome == Outcome::Skipped(SkipReason::Cancelled))
         );
         assert_eq!(server.chat_count(), 0);
+    }
+
+    #[test]
+    fn the_quit_flag_cancels_the_pool() {
+        static QUIT: AtomicBool = AtomicBool::new(false);
+        let server = FakeOllama::answering(SAMPLE_ANSWER);
+        let c = client(&server.endpoint(), "m", 5.0, 0, 0.0);
+        let pool = VisionPool::start_with_quit(c, 1, Arc::new(NoStore), Some(&QUIT));
+        QUIT.store(true, Ordering::SeqCst);
+        let (reply, results) = crossbeam_channel::unbounded();
+        for (tag, image) in pages(2).into_iter().enumerate() {
+            let reply = reply.clone();
+            pool.submit(VisionJob { tag, image, reply }).unwrap();
+        }
+        let kinds: Vec<_> = results.iter().take(2).map(|r| r.outcome).collect();
+        assert_eq!(kinds, vec![Outcome::Skipped(SkipReason::Cancelled); 2]);
+        assert_eq!(server.chat_count(), 0);
+        pool.finish();
     }
 
     #[test]
@@ -773,8 +811,10 @@ mod tests {
             Arc::new(NoStore),
         );
         let mut accepted = 0;
+        let (reply, _results) = crossbeam_channel::unbounded();
         for (tag, image) in pages(10).into_iter().enumerate() {
-            if pool.try_submit(VisionJob { tag, image }).is_ok() {
+            let reply = reply.clone();
+            if pool.try_submit(VisionJob { tag, image, reply }).is_ok() {
                 accepted += 1;
             }
         }
@@ -783,6 +823,13 @@ mod tests {
         pool.cancel();
         pool.close();
         let image = pages(1).pop().unwrap();
-        assert!(pool.submit(VisionJob { tag: 99, image }).is_err());
+        assert!(
+            pool.submit(VisionJob {
+                tag: 99,
+                image,
+                reply
+            })
+            .is_err()
+        );
     }
 }

@@ -104,19 +104,7 @@ pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
 
 /// blake3 of a whole file and its length.
 pub(crate) fn hash_file(path: &Path) -> io::Result<(DocHash, u64)> {
-    let mut f = File::open(path)?;
-    let mut h = blake3::Hasher::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut len = 0u64;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-        len += n as u64;
-    }
-    Ok((DocHash(*h.finalize().as_bytes()), len))
+    crate::fingerprint::hash_open_file(File::open(path)?)
 }
 
 pub(crate) fn hash_bytes(bytes: &[u8]) -> DocHash {

@@ -1,0 +1,204 @@
+//! The document threads: each takes one queued document at a time through
+//! the per-document stages ([`crate::document::process`]), stores its
+//! record (or its deterministic failure) in the cache, and hands it on. A
+//! panic fails that document only; an installation error (pdfium or
+//! Tesseract missing) stops the run once ([`Stop`]).
+
+use super::feed::Job;
+use super::{Done, Env, RecordOutcome};
+use crate::app::{ExitStatus, QUIT};
+use crate::cache::Tree;
+use crate::document::{self, Context, OcrSlots};
+use crate::inspect::PdfError;
+use crate::progress::Reporter;
+use crate::report::{Got, StageOutcome, Summary};
+use crate::runs::RunDir;
+use crate::vision::VisionPool;
+use crossbeam_channel::{Receiver, Sender};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::Scope;
+
+/// The vision callers when `ANALYZE_WITH_VISION` is on, answering from the
+/// cache first and cancelled by Ctrl-C.
+pub(super) fn vision_pool(env: &Env) -> Option<VisionPool<u32>> {
+    env.settings.analyze_with_vision.then(|| {
+        let store = std::sync::Arc::new(env.cache.vision_answers());
+        VisionPool::from_settings(env.settings, store, &QUIT)
+    })
+}
+
+/// What a document's flow needs from the run.
+pub(super) fn context<'a>(
+    env: &Env<'a>,
+    vision: Option<&'a VisionPool<u32>>,
+    ocr_slots: &'a OcrSlots,
+) -> Context<'a> {
+    Context {
+        settings: env.settings,
+        cache: env.cache,
+        sessions: env.sessions,
+        versions: crate::cache::keys::StageVersions::current(),
+        vision,
+        ocr_slots,
+        reporter: env.reporter,
+    }
+}
+
+/// How many document threads: twice as many as workers, so that a
+/// document's extraction (no pdfium) runs while the workers read the next
+/// ones. With one spare thread only, two documents finishing their reading
+/// together left a worker idle until one of them was extracted (measured:
+/// 8% of the CPU idle in a cold run at --jobs 2, against 4% with two).
+/// With vision, two more per vision caller, as those wait on the backend.
+pub(super) fn threads(env: &Env) -> usize {
+    let vision = env.settings.analyze_with_vision;
+    2 * env.opts.jobs.max(1)
+        + if vision {
+            2 * env.settings.vlm_concurrency
+        } else {
+            0
+        }
+}
+
+/// Set when a document fails for a reason every document would share (an
+/// installation error): no new document is started, and the run ends with
+/// [`ExitStatus::Installation`] and the message, once.
+#[derive(Default)]
+pub(super) struct Stop {
+    fatal: AtomicBool,
+    message: Mutex<String>,
+}
+
+impl Stop {
+    fn stopping(&self) -> bool {
+        QUIT.load(Ordering::Relaxed) || self.fatal.load(Ordering::Relaxed)
+    }
+
+    fn installation_error(&self, e: &anyhow::Error) {
+        if installation_error(e) && !self.fatal.swap(true, Ordering::SeqCst) {
+            *self.message.lock().unwrap_or_else(|p| p.into_inner()) = format!("{e:#}");
+        }
+    }
+
+    /// The run's exit status.
+    pub fn status(&self, summary: &Summary, reporter: &dyn Reporter) -> ExitStatus {
+        if self.fatal.load(Ordering::Relaxed) {
+            let msg = self.message.lock().unwrap_or_else(|p| p.into_inner());
+            reporter.error(&format!("colophon: stopped: {msg}"));
+            ExitStatus::Installation
+        } else if QUIT.load(Ordering::Relaxed) {
+            ExitStatus::Interrupted
+        } else if summary.errors > 0 || summary.write_failed > 0 {
+            ExitStatus::SomeFailed
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Starts the document threads on `jobs`; each finished document goes to
+/// `done`. After Ctrl-C or an installation error the queue is drained
+/// without work.
+pub(super) fn start<'s>(
+    scope: &'s Scope<'s, '_>,
+    ctx: &'s Context,
+    run_dir: &'s RunDir,
+    stop: &'s Stop,
+    jobs: Receiver<Job<'s>>,
+    done: Sender<Done>,
+    threads: usize,
+) {
+    for _ in 0..threads {
+        let (jobs, done) = (jobs.clone(), done.clone());
+        scope.spawn(move || {
+            for job in jobs {
+                if stop.stopping() {
+                    continue;
+                }
+                let done_doc = one(ctx, run_dir, stop, job);
+                if done.send(done_doc).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+/// One document through the per-document stages, its outcome cached.
+fn one(ctx: &Context, run_dir: &RunDir, stop: &Stop, job: Job) -> Done {
+    let Job {
+        index,
+        file,
+        hash,
+        mut work,
+    } = job;
+    let diag = run_dir.diagnostics_dir(&file.rel);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        document::process(ctx, &file.path, &hash, Some(&diag), &mut work)
+    }));
+    let outcome = match outcome {
+        Ok(Ok(result)) => {
+            // Failed results are not stored: a page whose vision call
+            // failed is asked again next run.
+            if result.vision.failed.is_empty() {
+                ctx.cache.put(Tree::Record, &ctx.record_key(&hash), &result);
+            }
+            work.push(StageOutcome::Record(Got::Computed));
+            RecordOutcome::Computed(result)
+        }
+        Ok(Err(e)) => {
+            if content_failure(&e) {
+                ctx.cache
+                    .put(Tree::Record, &ctx.failure_key(&hash), &format!("{e:#}"));
+            }
+            stop.installation_error(&e);
+            RecordOutcome::Failed(format!("{e:#}"))
+        }
+        Err(panic) => RecordOutcome::Failed(format!(
+            "internal error while reading this PDF: {}",
+            panic_text(&panic)
+        )),
+    };
+    Done {
+        index,
+        hash: Some(hash),
+        outcome,
+        work,
+    }
+}
+
+/// An error of the installation rather than of one PDF (pdfium or
+/// Tesseract missing, a worker that cannot start): every document would
+/// fail the same way.
+fn installation_error(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.is::<crate::ocr::TesseractMissing>()
+            || matches!(
+                cause.downcast_ref::<PdfError>(),
+                Some(PdfError::PdfiumMissing(_) | PdfError::WorkerStart(_))
+            )
+    })
+}
+
+/// A failure that reading the same bytes again would repeat (a broken or
+/// encrypted PDF): cached by content, so a warm rerun reports it without
+/// reading the file. Never a transient failure: a timeout, a killed or
+/// crashed worker, an I/O error, a file that changed while it was read, an
+/// installation error, a panic; those are tried again on the next run.
+fn content_failure(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<PdfError>(),
+            Some(PdfError::Encrypted | PdfError::Malformed(_) | PdfError::PageTooLarge { .. })
+        )
+    })
+}
+
+pub(super) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}

@@ -1,0 +1,192 @@
+//! One run of the pipeline (SPEC 5), its stages in the order [`run`] shows
+//! them: settle leftovers → discover → fingerprint → record cache
+//! ([`feed`]) → per document inspect/OCR/vision/extract/decide
+//! ([`documents`]) → name → write ([`writeback`]) → report ([`emit`]).
+//!
+//! Threads: rayon hashes and sends each fingerprint on as it is done; a
+//! feeder answers cached records at once and queues the rest for `2 x
+//! --jobs` document threads (each holds a pdfium worker process only while
+//! it reads, so some extract while the workers read); a vision job carries
+//! its document's reply channel; the calling thread alone looks records up
+//! online (`--online`), names, writes and reports, so records stream out
+//! in completion order and memory does not grow with the library; two
+//! threads write the annotation exports, and a low-priority one deletes
+//! old run folders ([`crate::runs::Pruner`]).
+
+mod documents;
+mod emit;
+mod feed;
+mod writeback;
+
+use crate::app::{ExitStatus, QUIT};
+use crate::cache::Cache;
+use crate::cli::RunOptions;
+use crate::document::{OcrSlots, SessionSource};
+use crate::model::{DocHash, DocResult};
+use crate::online::Online;
+use crate::progress::Reporter;
+use crate::report::{StageOutcome, Summary};
+use crate::runs::{Pruner, RunDir};
+use crate::settings::Settings;
+use anyhow::Result;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Runs the pipeline and reports every record. Returns the summary and
+/// the exit status.
+pub fn run(
+    env: &Env,
+    selection: Selection,
+    stdout: &mut dyn Write,
+) -> Result<(Summary, ExitStatus)> {
+    let (settings, started) = (env.settings, Instant::now());
+    feed::settle_leftovers(env)?;
+    let files = feed::discover(env, selection)?;
+    env.reporter.files_total(files.len() as u64);
+    let run_dir = RunDir::create(&env.paths.cache_dir)?;
+    let pruner = Pruner::start(&run_dir);
+    let vision = documents::vision_pool(env);
+    let ocr_slots = OcrSlots::new(env.opts.jobs);
+    let ctx = documents::context(env, vision.as_ref(), &ocr_slots);
+    let online = lookups(env);
+    let writer = writeback::Writer::new(env, &ctx, &run_dir)?;
+    let stop = documents::Stop::default();
+    let mut out = emit::Outputs::create(env, &run_dir, stdout)?;
+    let mut summary = Summary::default();
+    std::thread::scope(|scope| -> Result<()> {
+        let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
+        let hashes = feed::fingerprint(scope, &files, env);
+        let jobs = feed::records(scope, &files, &ctx, env, hashes, done_tx.clone(), &pruner);
+        let threads = documents::threads(env);
+        documents::start(scope, &ctx, &run_dir, &stop, jobs, done_tx, threads);
+        let exports = emit::Exports::start(scope, &run_dir);
+        for doc in done_rx {
+            let file = &files[doc.index];
+            summary += out.progress(&doc, file);
+            let mut record = doc.record(file, settings, online.as_ref(), &mut summary);
+            crate::name::propose(&mut record, settings);
+            if let (true, Some(hash), Some(result)) =
+                (settings.write_pdf_changes, doc.hash, doc.result())
+            {
+                writer.write(file, hash, result, &mut record);
+            }
+            out.emit(&record)?;
+            summary.count(&record);
+            if !exports.send(record) {
+                break; // the writer failed: its error is returned below
+            }
+        }
+        exports.finish()
+    })?;
+    let seconds = out.finish(&summary, started)?;
+    let left = pruner.finish(&run_dir, started, QUIT.load(Ordering::Relaxed));
+    emit::closing_lines(env, &summary, seconds, left, &run_dir);
+    let status = stop.status(&summary, env.reporter);
+    Ok((summary, status))
+}
+
+/// The online catalogues when `ONLINE_LOOKUP` is on, asked by the calling
+/// thread as records are reported; off, nothing opens a connection.
+fn lookups<'a>(env: &Env<'a>) -> Option<Online<'a>> {
+    let online = env
+        .settings
+        .online_lookup
+        .then(|| Online::new(env.settings, env.cache, env.reporter, &QUIT))?;
+    online.announce();
+    Some(online)
+}
+
+/// Where a run reads and writes.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub cache_dir: PathBuf,
+}
+
+/// What to process: the whole data folder, or the given files (`show`).
+pub enum Selection {
+    DataFolder,
+    Files(Vec<PathBuf>),
+}
+
+/// What a run works with, borrowed for its whole length.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    pub paths: &'a Paths,
+    pub settings: &'a Settings,
+    pub opts: &'a RunOptions,
+    pub cache: &'a Cache,
+    /// Where PDFs are read (the worker pool).
+    pub sessions: &'a dyn SessionSource,
+    pub reporter: &'a dyn Reporter,
+}
+
+/// How a document's record was obtained.
+enum RecordOutcome {
+    /// From the cache: nothing was read.
+    Cached(DocResult),
+    /// Read and decided now.
+    Computed(DocResult),
+    /// A broken PDF's failure, from the cache: not read again
+    /// (`--retry-errors` reads it).
+    CachedFailure(String),
+    /// The file could not be read, now.
+    Failed(String),
+}
+
+/// One document, done (or answered from the cache): what the calling
+/// thread names, writes and reports.
+struct Done {
+    /// Its place in the run's file list.
+    index: usize,
+    /// The content hash, when the file could be read.
+    hash: Option<DocHash>,
+    outcome: RecordOutcome,
+    /// What each stage did for it, counted into the run's summary.
+    work: Vec<StageOutcome>,
+}
+
+impl Done {
+    fn result(&self) -> Option<&DocResult> {
+        match &self.outcome {
+            RecordOutcome::Cached(r) | RecordOutcome::Computed(r) => Some(r),
+            RecordOutcome::CachedFailure(_) | RecordOutcome::Failed(_) => None,
+        }
+    }
+
+    fn cached(&self) -> bool {
+        matches!(
+            self.outcome,
+            RecordOutcome::Cached(_) | RecordOutcome::CachedFailure(_)
+        )
+    }
+
+    /// The SPEC 7 record, before the name stage, with the catalogues'
+    /// answers merged in when `online` (their lookups counted in `summary`).
+    fn record(
+        &self,
+        file: &crate::model::PdfFile,
+        settings: &Settings,
+        online: Option<&Online>,
+        summary: &mut Summary,
+    ) -> crate::model::Record {
+        let (path, hash_hex) = (
+            crate::report::rel_string(&file.rel),
+            self.hash.map(|h| h.hex()),
+        );
+        match &self.outcome {
+            RecordOutcome::Cached(r) | RecordOutcome::Computed(r) => {
+                let hash_hex = hash_hex.unwrap_or_default();
+                match online {
+                    Some(o) => o.record(file, hash_hex, r, settings, summary),
+                    None => crate::report::record(file, hash_hex, r, settings),
+                }
+            }
+            RecordOutcome::CachedFailure(e) | RecordOutcome::Failed(e) => {
+                crate::model::Record::error(path, hash_hex, e.clone())
+            }
+        }
+    }
+}
