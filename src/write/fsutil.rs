@@ -5,7 +5,7 @@
 
 use crate::model::DocHash;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Prefix of every temporary file colophon creates beside a PDF. It starts
