@@ -30,7 +30,8 @@ pub const ANN_JSON_SUFFIX: &str = "--ann.json";
 /// Hard cap of common file systems on one path component, in UTF-8 bytes.
 pub const MAX_NAME_BYTES: usize = 255;
 
-/// The placeholders `FILENAME_TEMPLATE` may use (SPEC 3).
+/// The placeholders `FILENAME_TEMPLATE` may use (SPEC 3), without braces:
+/// the one list (settings validation reads it too).
 pub const PLACEHOLDERS: [&str; 8] = [
     "authors",
     "title",

@@ -224,18 +224,6 @@ impl Default for Settings {
 /// Name of the configuration file at the project root (SPEC 2).
 pub const CONFIG_FILE: &str = "colophon.toml";
 
-/// Placeholders accepted in `FILENAME_TEMPLATE` (SPEC 3), without braces.
-pub const TEMPLATE_PLACEHOLDERS: &[&str] = &[
-    "authors",
-    "title",
-    "subtitle",
-    "year",
-    "publisher",
-    "edition",
-    "isbn",
-    "doi",
-];
-
 /// Where an effective setting came from. Later layers win:
 /// `Flag` > `Env` > `File` > `Default`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -533,7 +521,7 @@ fn choice_allowed(options: &[&str]) -> String {
 }
 
 fn placeholders_allowed() -> String {
-    let list: Vec<String> = TEMPLATE_PLACEHOLDERS
+    let list: Vec<String> = crate::name::PLACEHOLDERS
         .iter()
         .map(|p| format!("{{{p}}}"))
         .collect();
@@ -562,7 +550,7 @@ fn check_template(template: &str) -> Result<(), String> {
             return Err(format!("has an unclosed {{; {}", placeholders_allowed()));
         };
         let name = &after[..end];
-        if !TEMPLATE_PLACEHOLDERS.contains(&name) {
+        if !crate::name::PLACEHOLDERS.contains(&name) {
             return Err(format!(
                 "unknown placeholder {{{name}}}; {}",
                 placeholders_allowed()
