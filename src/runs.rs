@@ -228,8 +228,12 @@ impl Pruner {
     /// run's folder then takes 0.13 s); older folders of real files go
     /// over several runs. Returns how many surplus folders are left.
     pub fn finish(self, run: &RunDir, started: Instant, quitting: bool) -> usize {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = self.thread.join();
+        let Pruner { go, stop, thread } = self;
+        // Dropping `go` wakes a thread still waiting for it (a run that
+        // computed nothing): it then returns without deleting anything.
+        drop(go);
+        stop.store(true, Ordering::Relaxed);
+        let _ = thread.join();
         let mut old = run.older_runs(KEEP_RUNS);
         if !old.is_empty() && !quitting {
             let budget = started
