@@ -4,6 +4,23 @@
 # Extra arguments go to colophon, e.g. `scripts/run.sh --json`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# Rust first; the system packages (the tests' and runs' programs:
+# Tesseract, poppler, pandoc, Chromium...) and libpdfium install in the
+# background while cargo builds, which needs none of them.
+scripts/setup.sh --build
+packages_log=$(mktemp)
+trap 'rm -f "$packages_log"' EXIT
+scripts/setup.sh --packages >"$packages_log" 2>&1 &
+packages_pid=$!
+wait_for_packages() {
+  if ! wait "$packages_pid"; then
+    cat "$packages_log" >&2
+    echo "run: installing the system packages failed (scripts/setup.sh --packages)" >&2
+    exit 1
+  fi
+  cat "$packages_log" >&2
+  rm -f "$packages_log"
+}
 cargo build --release --quiet
+wait_for_packages
 exec target/release/colophon run "$@"

@@ -2,11 +2,23 @@
 # Installs what colophon needs on a fresh Debian machine, skipping what is
 # already there: system packages (apt-get), the Rust toolchain check, and
 # libpdfium.so from the pinned pypdfium2 wheel (scripts/fetch-pdfium.sh).
+#
+#   scripts/setup.sh             everything, in order
+#   scripts/setup.sh --build     what the build needs: Rust
+#   scripts/setup.sh --packages  what runs and tests need: the system
+#                                packages and libpdfium.so (bound at run time)
+#
+# The test and run commands run `--build` first and `--packages` in the
+# background while cargo builds (nothing in the build needs it), and wait
+# for it before running anything: on a fresh machine the packages are
+# about 160 MB to download and 560 MB to unpack, and the pypdfium2 wheel
+# 3 MB, a minute or two that the build hides.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  python3 python3-pip pkg-config
+  python3 python3-pip                                 # pip fetches libpdfium (scripts/fetch-pdfium.sh)
+  pkg-config
   poppler-utils qpdf                                  # tests compare with pdftotext/pdfinfo, qpdf --check
   tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
   time                                                # peak memory in scripts/perf.sh
@@ -14,26 +26,41 @@ packages=(
   pandoc bibutils                                     # export tests: BibTeX/BibLaTeX/CSL-JSON and RIS readers
   chromium-headless-shell                             # review page tests (headless Chromium)
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
 
-if ! command -v cargo >/dev/null 2>&1; then
-  if [ -x "$HOME/.cargo/bin/cargo" ]; then
-    export PATH="$HOME/.cargo/bin:$PATH"
-  else
-    echo "setup: installing Rust (cargo) from Debian" >&2
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq cargo >/dev/null
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
-fi
+}
 
-scripts/fetch-pdfium.sh >/dev/null
+setup_build() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+      export PATH="$HOME/.cargo/bin:$PATH"
+    else
+      echo "setup: installing Rust (cargo) from Debian" >&2
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq cargo >/dev/null
+    fi
+  fi
+}
+
+setup_packages() {
+  apt_install "${packages[@]}"
+  scripts/fetch-pdfium.sh >/dev/null
+}
+
+case "${1:-}" in
+  --build) setup_build ;;
+  --packages) setup_packages ;;
+  "") setup_packages; setup_build ;;
+  *) echo "usage: scripts/setup.sh [--build|--packages]" >&2; exit 2 ;;
+esac

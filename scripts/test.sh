@@ -4,7 +4,23 @@
 # the extraction on the corpus and fail below the floor we reached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# Rust first; the system packages (the tests' and runs' programs:
+# Tesseract, poppler, pandoc, Chromium...) and libpdfium install in the
+# background while cargo builds, which needs none of them.
+scripts/setup.sh --build
+packages_log=$(mktemp)
+trap 'rm -f "$packages_log"' EXIT
+scripts/setup.sh --packages >"$packages_log" 2>&1 &
+packages_pid=$!
+wait_for_packages() {
+  if ! wait "$packages_pid"; then
+    cat "$packages_log" >&2
+    echo "test: installing the system packages failed (scripts/setup.sh --packages)" >&2
+    exit 1
+  fi
+  cat "$packages_log" >&2
+  rm -f "$packages_log"
+}
 export OMP_THREAD_LIMIT=1
 cargo fmt --all -- --check
 # The lints ride on the build. `cargo clippy` is `cargo check` with
@@ -22,6 +38,7 @@ cargo fmt --all -- --check
 export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 cargo test --all-targets --no-run --quiet
+wait_for_packages
 cargo test --tests
 if [ -d ../shared/corpus ]; then
   scripts/corpus-score.sh
