@@ -798,17 +798,14 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
 /// under it.
 fn bylined_block(pl: &PageLayout) -> Option<usize> {
     let upper = pl.page.height * 0.45;
-    pl.blocks.iter().position(|b| {
+    (0..pl.blocks.len()).find(|&bi| {
+        let b = &pl.blocks[bi];
         b.top < upper
             && !b
                 .lines
                 .iter()
                 .any(|&i| matches!(pl.kinds[i], LineKind::Names { .. }))
-            && pl.rows.iter().zip(&pl.kinds).any(|(l, k)| {
-                matches!(k, LineKind::Names { .. })
-                    && l.bbox.top >= b.bottom - 1.0
-                    && l.bbox.top - b.bottom <= b.size.max(8.0) * 2.5
-            })
+            && pl.byline_under(bi, 2.5)
     })
 }
 
@@ -1038,7 +1035,7 @@ fn inverted_name(part: &str) -> Option<String> {
 mod tests {
     use super::super::layout::testutil::*;
     use super::*;
-    use crate::model::{PageText, TextLine};
+    use crate::model::PageText;
 
     fn names(c: &Candidate) -> Vec<String> {
         match &c.value {
@@ -1424,16 +1421,14 @@ mod tests {
             line("Received August 2019; Accepted February 2020", 10.0, 259.0),
             line("Abstract", 10.0, 276.0),
         ];
-        for k in 0..25 {
-            let mut l = line_at(
-                "We show how old newspapers can be read by anyone who has a laptop and",
-                10.0,
-                290.0 + k as f32 * 14.0,
-                54.0,
-            );
-            l.bbox.x1 = 378.0;
-            lines.push(l);
-        }
+        lines.extend(prose(
+            "We show how old newspapers can be read by anyone who has a laptop and",
+            290.0,
+            25,
+            14.0,
+            54.0,
+            378.0,
+        ));
         let pages = [page_of(0, lines)];
         let c = best(&pages, 12);
         assert_eq!(
@@ -1453,26 +1448,7 @@ mod tests {
     #[test]
     fn article_set_in_one_size_names_its_author() {
         // Running head, bold title, byline and abstract, all in the body size.
-        let mut lines = vec![
-            line_at("Bulletin of the Society, Volume 3, No. 2", 10.0, 45.0, 72.0),
-            TextLine {
-                bold: true,
-                ..line("The quillmark package", 10.0, 80.0)
-            },
-            line("Ada Lindqvist", 10.0, 97.0),
-            line("Abstract", 10.0, 121.0),
-        ];
-        for k in 0..30 {
-            let mut l = line_at(
-                "The quillmark package lets you set marks in the margin of a page and",
-                10.0,
-                140.0 + k as f32 * 13.0,
-                72.0,
-            );
-            l.bbox.x1 = 520.0;
-            lines.push(l);
-        }
-        let c = best(&[page_of(0, lines)], 9);
+        let c = best(&[bulletin_article_page()], 9);
         assert_eq!(names(&c), vec!["Ada Lindqvist"]);
     }
 

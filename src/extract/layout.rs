@@ -293,6 +293,22 @@ impl PageLayout<'_> {
         self.rows.iter().enumerate()
     }
 
+    /// Whether a line of names (not one of block `i`'s own) starts right
+    /// under block `i`: within `sizes` times its font size.
+    pub(crate) fn byline_under(&self, i: usize, sizes: f32) -> bool {
+        let b = &self.blocks[i];
+        self.rows
+            .iter()
+            .zip(&self.kinds)
+            .enumerate()
+            .any(|(j, (l, k))| {
+                matches!(k, LineKind::Names { .. })
+                    && !b.lines.contains(&j)
+                    && l.bbox.top >= b.bottom - 1.0
+                    && l.bbox.top - b.bottom <= b.size.max(8.0) * sizes
+            })
+    }
+
     /// Whether block `i` ranks with the clean title candidates: no title
     /// penalty, or a single lower-case word (a package or program name)
     /// set clearly larger than, and above, every clean block, which are
@@ -673,6 +689,49 @@ pub(crate) mod testutil {
             via: Via::Text,
             ocr_confidence: None,
         }
+    }
+
+    /// `count` lines of running text `text` in 10 pt from `top`, `pitch`
+    /// apart, each from `x0` to `x1`.
+    pub fn prose(
+        text: &str,
+        top: f32,
+        count: usize,
+        pitch: f32,
+        x0: f32,
+        x1: f32,
+    ) -> Vec<TextLine> {
+        (0..count)
+            .map(|k| {
+                let mut l = line_at(text, 10.0, top + k as f32 * pitch, x0);
+                l.bbox.x1 = x1;
+                l
+            })
+            .collect()
+    }
+
+    /// The first page of a bulletin article set in one size: running head,
+    /// bold title "The quillmark package", byline "Ada Lindqvist",
+    /// abstract and running text, all in 10 pt.
+    pub fn bulletin_article_page() -> PageText {
+        let mut lines = vec![
+            line_at("Bulletin of the Society, Volume 3, No. 2", 10.0, 45.0, 72.0),
+            TextLine {
+                bold: true,
+                ..line("The quillmark package", 10.0, 80.0)
+            },
+            line("Ada Lindqvist", 10.0, 97.0),
+            line("Abstract", 10.0, 121.0),
+        ];
+        lines.extend(prose(
+            "The quillmark package lets you set marks in the margin of a page and",
+            140.0,
+            30,
+            13.0,
+            72.0,
+            520.0,
+        ));
+        page_of(0, lines)
     }
 
     /// A page of running text in 10 pt with a page number at the foot.

@@ -343,7 +343,7 @@ fn heading_candidates(
         .first()
         .and_then(|&(bi, _)| subtitle_block(pl, bi));
     if pl.page.index <= 1 {
-        bylined_headings(pl, &kinds, out);
+        bylined_headings(pl, out);
     }
     for (rank, &(bi, penalty)) in plausible.iter().enumerate().take(2) {
         let b = &pl.blocks[bi];
@@ -452,7 +452,7 @@ fn heading_candidates(
 /// bulletin, a package manual) still prints its title over its byline.
 /// Weak on their own (a block also proposed by size joins that candidate's
 /// cluster); the ranker weighs them with everything else.
-fn bylined_headings(pl: &PageLayout, kinds: &[(usize, &LineKind)], out: &mut Vec<Candidate>) {
+fn bylined_headings(pl: &PageLayout, out: &mut Vec<Candidate>) {
     let height = pl.page.height.max(1.0);
     for (bi, b) in pl.blocks.iter().enumerate() {
         if pl.title_penalties[bi] != Some(0.0)
@@ -462,14 +462,7 @@ fn bylined_headings(pl: &PageLayout, kinds: &[(usize, &LineKind)], out: &mut Vec
         {
             continue;
         }
-        let byline_under = kinds.iter().any(|(i, k)| {
-            let l = &pl.rows[*i];
-            matches!(k, LineKind::Names { .. })
-                && !b.lines.contains(i)
-                && l.bbox.top >= b.bottom - 1.0
-                && l.bbox.top - b.bottom <= b.size.max(8.0) * 2.5
-        });
-        if byline_under {
+        if pl.byline_under(bi, 2.5) {
             let why = format!("block over a byline, {:.1}pt", b.size);
             push_pair(out, pl, &b.text, subtitle_under(pl, bi), 0.3, &why);
         }
@@ -651,7 +644,7 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
 mod tests {
     use super::super::layout::testutil::*;
     use super::*;
-    use crate::model::{PageText, TextLine};
+    use crate::model::PageText;
 
     fn text(c: &Candidate) -> &str {
         match &c.value {
@@ -685,27 +678,8 @@ mod tests {
         // A bulletin article: running head, bold title, byline and
         // abstract in the body size. The title is a candidate, however
         // weak, and the byline is not part of it.
-        let mut lines = vec![
-            line_at("Bulletin of the Society, Volume 3, No. 2", 10.0, 45.0, 72.0),
-            TextLine {
-                bold: true,
-                ..line("The quillmark package", 10.0, 80.0)
-            },
-            line("Ada Lindqvist", 10.0, 97.0),
-            line("Abstract", 10.0, 121.0),
-        ];
-        for k in 0..30 {
-            let mut l = line_at(
-                "The quillmark package lets you set marks in the margin of a page and",
-                10.0,
-                140.0 + k as f32 * 13.0,
-                72.0,
-            );
-            l.bbox.x1 = 520.0;
-            lines.push(l);
-        }
         let doc = DocText {
-            pages: &[page_of(0, lines)],
+            pages: &[bulletin_article_page()],
             page_count: 9,
         };
         let found = find(&doc);
