@@ -287,9 +287,23 @@ fn lock_project(project: &crate::project::Project) -> Option<crate::project::Pro
 /// Opens the cache, or says why not (exit 2: nothing was processed). A
 /// store that cannot be opened because it is damaged is moved aside with a
 /// warning and a new one is started: it only holds what can be recomputed.
+///
+/// A store sled reopened with less than its last clean close left (a
+/// damaged log, see [`Cache::open`]) is used, with a warning naming it: the
+/// lost results are recomputed.
 fn open_cache(dir: &Path) -> Option<Cache> {
     match Cache::open(dir) {
-        Ok(c) => Some(c),
+        Ok(c) => {
+            if c.lost_on_recovery() {
+                eprintln!(
+                    "colophon: warning: the cache {} was damaged; sled recovered it only up to \
+                     the damage, and the results stored after it will be recomputed (delete the \
+                     folder to start afresh)",
+                    dir.join("db").display()
+                );
+            }
+            Some(c)
+        }
         Err(crate::cache::CacheError::Open { path, source }) => {
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -132,6 +132,9 @@ pub struct Cache {
     trees: Vec<sled::Tree>,
     pages: PageStore,
     dir: PathBuf,
+    /// sled recovered less than the last clean close left (see
+    /// [`Cache::open`]).
+    lost_on_recovery: bool,
     warned: AtomicBool,
     /// Where warnings go during a run (else stderr).
     reporter: std::sync::OnceLock<std::sync::Arc<dyn crate::progress::Reporter>>,
@@ -153,6 +156,22 @@ pub struct TreeStats {
 
 impl Cache {
     /// Opens (or creates) the store under `cache_dir/db`.
+    ///
+    /// sled recovers a damaged log silently: it replays the log up to the
+    /// first message whose checksum fails and drops the rest, and says so
+    /// only through the `log` crate at debug level, the same words it uses
+    /// for the torn tail a kill leaves. Nor does its API tell (`was_recovered`
+    /// only means "an existing store was opened"). So colophon checks for
+    /// itself: every clean close writes a fresh mark into the store as the
+    /// last entry, flushes, and writes the same mark to the file
+    /// `CLOSE_MARK_FILE` beside sled's files. sled's recovery keeps a prefix
+    /// of the log, so if the mark is not back on the next open, something
+    /// written before it was lost too: [`Cache::lost_on_recovery`] is true
+    /// and the caller warns. The file is removed on open, so after a killed
+    /// run (whose last two seconds of writes are lost by design) nothing is
+    /// compared and nothing is said. Damage sled does not recover (the
+    /// snapshot or config) is an [`CacheError::Open`]; an entry that cannot
+    /// be read later is a miss with a warning ([`Cache::get`]).
     pub fn open(cache_dir: &Path) -> Result<Cache, CacheError> {
         let path = cache_dir.join("db");
         let db = sled::Config::new()
@@ -189,11 +208,13 @@ impl Cache {
         {
             let _ = db.drop_tree(LEGACY_PAGE_TREE);
         }
+        let lost_on_recovery = lost_since_clean_close(&db, &path);
         Ok(Cache {
             db,
             trees,
             pages: PageStore::new(cache_dir),
             dir: cache_dir.to_path_buf(),
+            lost_on_recovery,
             warned: AtomicBool::new(false),
             reporter: std::sync::OnceLock::new(),
         })
@@ -219,7 +240,11 @@ impl Cache {
             },
             Ok(None) => None,
             Err(e) => {
-                self.warn_once(&format!("cache read failed ({e}); recomputing"));
+                self.warn_once(&format!(
+                    "cannot read an entry of the cache {} ({e}); recomputing (delete the \
+                     folder to start afresh)",
+                    self.dir.join("db").display()
+                ));
                 None
             }
         }
@@ -340,6 +365,13 @@ impl Cache {
         &self.dir
     }
 
+    /// Whether sled, reopening a store that was closed cleanly, recovered
+    /// less than was there at the close (a damaged log: see
+    /// [`Cache::open`]). What was lost is recomputed when needed.
+    pub fn lost_on_recovery(&self) -> bool {
+        self.lost_on_recovery
+    }
+
     /// Sends the cache's warnings to `reporter` (a run's progress bars own
     /// the terminal) rather than straight to stderr.
     pub fn report_warnings_to(&self, reporter: std::sync::Arc<dyn crate::progress::Reporter>) {
@@ -358,8 +390,49 @@ impl Cache {
 
 impl Drop for Cache {
     fn drop(&mut self) {
-        let _ = self.db.flush();
+        // The close mark goes in last, so that sled's prefix recovery
+        // keeps it only if it keeps everything before it; the file is
+        // written only once the mark is on disk.
+        let mark = close_mark();
+        if self.db.insert(CLOSE_MARK_KEY, &mark[..]).is_ok() && self.db.flush().is_ok() {
+            let file = self.dir.join("db").join(CLOSE_MARK_FILE);
+            let tmp = file.with_extension("tmp");
+            if std::fs::write(&tmp, mark).is_ok() {
+                let _ = std::fs::rename(&tmp, &file);
+            }
+        } else {
+            let _ = self.db.flush();
+        }
     }
+}
+
+/// The key of the close mark, in sled's default tree (not one of [`Tree`]).
+const CLOSE_MARK_KEY: &[u8] = b"colophon.closed";
+
+/// The file beside sled's own that holds the mark of the last clean close.
+const CLOSE_MARK_FILE: &str = "colophon-closed";
+
+/// A mark no earlier close wrote: the time in nanoseconds and the process.
+fn close_mark() -> [u8; 20] {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut mark = [0u8; 20];
+    mark[..16].copy_from_slice(&nanos.to_le_bytes());
+    mark[16..].copy_from_slice(&std::process::id().to_le_bytes());
+    mark
+}
+
+/// Whether the store under `path` lacks the mark its last clean close
+/// wrote (false when no clean close was recorded: a new store, a killed
+/// run, an older colophon). Consumes the record of that close.
+fn lost_since_clean_close(db: &sled::Db, path: &Path) -> bool {
+    let file = path.join(CLOSE_MARK_FILE);
+    let Ok(expected) = std::fs::read(&file) else {
+        return false;
+    };
+    let _ = std::fs::remove_file(&file);
+    !matches!(db.get(CLOSE_MARK_KEY), Ok(Some(v)) if v.as_ref() == expected.as_slice())
 }
 
 fn is_lock_error(e: &std::io::Error) -> bool {
@@ -446,6 +519,27 @@ mod tests {
             c.stats().iter().find(|s| s.name == "page").unwrap().entries,
             0
         );
+    }
+
+    #[test]
+    fn a_clean_close_is_checked_on_the_next_open_only() {
+        let t = tempfile::tempdir().unwrap();
+        let mark_file = t.path().join("db").join(CLOSE_MARK_FILE);
+        drop(Cache::open(t.path()).unwrap());
+        assert!(mark_file.is_file(), "a clean close leaves its mark");
+        let c = Cache::open(t.path()).unwrap();
+        assert!(!c.lost_on_recovery(), "everything came back");
+        assert!(!mark_file.exists(), "the mark is consumed on open");
+        drop(c);
+
+        // The store holds another mark than the one written beside it, as
+        // when sled's recovery stopped before the last close's writes.
+        std::fs::write(&mark_file, b"a mark from a later close").unwrap();
+        let c = Cache::open(t.path()).unwrap();
+        assert!(c.lost_on_recovery());
+        // Until this one closes, nothing is recorded: a kill now leaves no
+        // mark, and the next open compares nothing.
+        assert!(!mark_file.exists());
     }
 
     #[test]

@@ -45,20 +45,26 @@ impl PageStore {
     /// file whose checksum does not match its content (changed on disk,
     /// cut short) is an error, never pages that were not read.
     pub(crate) fn get(&self, hash: &DocHash, inspect_version: u32) -> io::Result<Vec<PageText>> {
-        let bytes = match std::fs::read(self.path(hash, inspect_version)) {
+        let path = self.path(hash, inspect_version);
+        let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
         };
-        let invalid = |msg: String| io::Error::new(io::ErrorKind::InvalidData, msg);
+        let invalid = |msg: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: {msg}", path.display()),
+            )
+        };
         if bytes.len() < CHECKSUM_LEN {
-            return Err(invalid("page cache file cut short".into()));
+            return Err(invalid("page cache file cut short"));
         }
         let (sum, payload) = bytes.split_at(CHECKSUM_LEN);
         if blake3::hash(payload).as_bytes() != sum {
-            return Err(invalid("page cache file damaged: checksum mismatch".into()));
+            return Err(invalid("page cache file damaged: checksum mismatch"));
         }
-        postcard::from_bytes(payload).map_err(|e| invalid(e.to_string()))
+        postcard::from_bytes(payload).map_err(|e| invalid(&e.to_string()))
     }
 
     /// Adds `pages` to the document's file (a page read again replaces the

@@ -372,3 +372,112 @@ fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
         "still running after the run was killed: {left:?} of {family:?}"
     );
 }
+
+/// Issue 19, item 2: the hash read a memory map, and a file truncated
+/// while it was hashed killed the whole run with SIGBUS (exit 135). Here a
+/// thread truncates and regrows a 16 MB file without pause while colophon
+/// hashes it again and again (`--rehash`): every run ends with an exit
+/// status of its own, never a signal, and the book beside it gets its
+/// record. (A race: with the memory map, a run almost surely met the
+/// truncation; with reads, no outcome of the race can fail the test.)
+#[test]
+fn a_file_truncated_while_it_is_hashed_never_kills_the_run() {
+    const SIZE: u64 = 16 * 1024 * 1024;
+    let p = TestProject::new();
+    p.add(GOOD, "good.pdf");
+    let shifting = p.write("shifting.pdf", b"%PDF-1.4\n");
+    std::fs::File::options()
+        .write(true)
+        .open(&shifting)
+        .unwrap()
+        .set_len(SIZE)
+        .unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(&shifting)
+                .unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                f.set_len(0).unwrap();
+                f.set_len(SIZE).unwrap();
+            }
+        });
+        // Asserted once the truncating thread has stopped (a panic here
+        // would leave the scope waiting for it).
+        let runs: Vec<_> = (0..8).map(|_| p.run_json(&["run", "--rehash"])).collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        runs
+    })
+    .into_iter()
+    .for_each(|(out, records)| {
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{:?}: {}",
+            out.status,
+            util::stderr(&out)
+        );
+        assert_ne!(util::record_for(&records, "good.pdf")["status"], "error");
+    });
+}
+
+/// Issue 19, "killed workers", its second half: the OCR results of the
+/// pages a document finished must be kept when the document does not
+/// finish. A stand-in tesseract reads the first page it is given with the
+/// real one and fails every later page: the document fails, and the next
+/// run, with the real tesseract, takes the finished page from the cache
+/// and OCRs only the other one.
+#[test]
+fn ocr_of_finished_pages_is_kept_when_the_document_fails() {
+    let p = TestProject::new();
+    p.add("book-p03-scanned.pdf", "scanned.pdf");
+    p.config("[MATTER_CONFIG.front]\nmax_pages = 2\n");
+    let path = std::env::var("PATH").unwrap_or_default();
+    let real = std::env::split_paths(&path)
+        .map(|d| d.join("tesseract"))
+        .find(|t| t.is_file())
+        .expect("tesseract is installed");
+    let bin = p.root().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("tesseract");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = --version ]; then exec '{real}' \"$@\"; fi\n\
+             if mkdir '{first}' 2>/dev/null; then exec '{real}' \"$@\"; fi\n\
+             exit 1\n",
+            real = real.display(),
+            first = p.root().join("first-page-given").display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let (out, records) = p
+        .cmd()
+        .args(["run", "--json", "-q"])
+        .env("PATH", format!("{}:{path}", bin.display()))
+        .output()
+        .map(|out| {
+            let records: Vec<serde_json::Value> = util::stdout(&out)
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            (out, records)
+        })
+        .unwrap();
+    util::assert_exit(&out, 1);
+    let r = util::record_for(&records, "scanned.pdf");
+    assert_eq!(r["status"], "error", "{r:#}");
+    assert!(r["error"].as_str().unwrap().contains("tesseract"), "{r:#}");
+    assert_eq!(p.summary()["pages OCRed"], 1, "{:?}", p.summary());
+
+    let (out, records) = p.run_json(&["run"]);
+    util::assert_exit(&out, 0);
+    assert_ne!(util::record_for(&records, "scanned.pdf")["status"], "error");
+    let s = p.summary();
+    assert_eq!(s["OCR pages from the cache"], 1, "{s:?}");
+    assert_eq!(s["pages OCRed"], 1, "{s:?}");
+}

@@ -409,3 +409,124 @@ fn a_dry_run_removes_stale_temporary_files_unless_the_project_is_in_use() {
     util::assert_exit(&out, 0);
     assert_eq!(fs::read(p.data().join("shelf/a.pdf")).unwrap(), original());
 }
+
+/// BOOK made larger than anything else colophon writes (sled's 512 KiB
+/// log segment included): an unused 700 KB stream object added, so that a
+/// file-size limit between this size and the written size stops only the
+/// write of this PDF. Its text, hence its record and name, stay BOOK's.
+fn padded_book() -> Vec<u8> {
+    let mut doc = lopdf::Document::load_mem(&original()).unwrap();
+    doc.add_object(lopdf::Stream::new(
+        lopdf::Dictionary::new(),
+        vec![b'%'; 700_000],
+    ));
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+/// colophon with every file it (and its workers) writes limited to
+/// `max_bytes`: RLIMIT_FSIZE, with SIGXFSZ ignored so that a write past
+/// the limit fails (EFBIG, "File too large") instead of killing the
+/// process. That is a disk that fills up while colophon writes a file,
+/// without root: the write fails part-way through, as with ENOSPC, and
+/// colophon takes the same path (the error of `write`, the temporary file
+/// left behind).
+fn colophon_on_a_full_disk(p: &TestProject, args: &[&str], max_bytes: u64) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = p.cmd();
+    cmd.args(args);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: max_bytes,
+                rlim_max: max_bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    cmd.output().expect("running colophon")
+}
+
+/// Item 6 on a full disk: `run --write` wrote nothing, exited 0 and said
+/// nothing. The disk here has room for the temporary copy of the PDF but
+/// not for the metadata appended to it: the write fails, the row, the
+/// summary and the exit status say so, the file is left exactly as it was
+/// with no temporary file beside it, and the other PDF is written. Then
+/// `undo` on a disk without room for the original bytes: it names the
+/// write it could not undo, exits 1 and leaves the written file whole; on
+/// a disk with room, it restores the original bytes.
+#[test]
+fn a_full_disk_fails_write_and_undo_loudly_and_leaves_the_files_whole() {
+    let p = TestProject::new();
+    let big = padded_book();
+    let big_path = p.write("full/big.pdf", &big);
+    p.add(BOOK, "fine/small.pdf");
+    let limit = big.len() as u64;
+
+    let out = colophon_on_a_full_disk(&p, &["run", "--write"], limit);
+    let (err, table) = (stderr(&out), stdout(&out));
+    assert_eq!(out.status.code(), Some(1), "{err}\n{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("full/big.pdf"))
+        .unwrap_or_else(|| panic!("no row for full/big.pdf: {table}"));
+    assert!(
+        row.contains("[write failed]") && row.contains("File too large"),
+        "{row}"
+    );
+    assert!(err.contains("1 writes FAILED"), "summary line: {err}");
+    let s = p.summary();
+    assert_eq!(s["write failures"], 1, "{s:?}");
+    assert_eq!(s["written"], 1, "{s:?}");
+    assert_eq!(fs::read(&big_path).unwrap(), big, "the file is intact");
+    let names = |dir: &str| -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(p.data().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names("full"), ["big.pdf"], "no temporary file, no export");
+    assert!(p.data().join("fine").join(WRITTEN).is_file());
+
+    // With room on the disk the same run writes it.
+    let out = colophon(&p, &["run", "--write", "-q"]);
+    util::assert_exit(&out, 0);
+    let written = p.data().join("full").join(WRITTEN);
+    let written_bytes = fs::read(&written).unwrap();
+    assert!(written_bytes.starts_with(&big) && written_bytes.len() > big.len());
+
+    // Undo needs room for a copy of the original bytes: one byte short.
+    let out = colophon_on_a_full_disk(&p, &["undo"], limit - 1);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}\n{}", stdout(&out));
+    let line = err
+        .lines()
+        .find(|l| l.contains(&written.display().to_string()))
+        .unwrap_or_else(|| panic!("the failed undo is not named: {err}"));
+    assert!(
+        line.contains("not undone") && line.contains("File too large"),
+        "{line}"
+    );
+    assert!(err.contains("1 write(s) could not be undone"), "{err}");
+    assert_eq!(fs::read(&written).unwrap(), written_bytes, "left whole");
+    assert!(!big_path.exists());
+    assert_eq!(
+        names("full").iter().filter(|n| n.ends_with(".pdf")).count(),
+        1,
+        "no temporary copy left: {:?}",
+        names("full")
+    );
+
+    let out = colophon(&p, &["undo"]);
+    util::assert_exit(&out, 0);
+    assert_eq!(fs::read(&big_path).unwrap(), big, "the original bytes back");
+    assert!(!written.exists());
+}
