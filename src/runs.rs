@@ -4,9 +4,10 @@
 //! the newest [`KEEP_RUNS`] are kept: old folders are deleted at a low
 //! priority while a run computes documents ([`Pruner`]), the oldest one
 //! within a time budget at the end of every run, and all of them by
-//! `colophon cache prune`.
+//! `colophon cache prune`. The commands that read a run's outputs
+//! (`export`, `review`) find its folder here too ([`RunDir::find`]).
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -45,6 +46,35 @@ impl RunDir {
         unreachable!()
     }
 
+    /// The folder of run `id` under `cache_dir/runs/`, or of the last run
+    /// that finished (`latest`), for the commands that read a run's
+    /// outputs; an error says where the run ids are when there is no such
+    /// run or it has no records.
+    pub fn find(cache_dir: &Path, id: Option<&str>) -> Result<RunDir> {
+        let runs = cache_dir.join("runs");
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => fs::read_link(runs.join(LATEST))
+                .with_context(|| {
+                    format!(
+                        "no finished run under {} (run `colophon` first)",
+                        runs.display()
+                    )
+                })?
+                .to_string_lossy()
+                .into_owned(),
+        };
+        let path = runs.join(&id);
+        if !path.join("records.jsonl").is_file() {
+            bail!(
+                "{} has no records.jsonl (see the run ids under {})",
+                path.display(),
+                runs.display()
+            );
+        }
+        Ok(RunDir { id, path })
+    }
+
     pub fn ann_dir(&self) -> PathBuf {
         self.path.join("ann")
     }
@@ -68,10 +98,7 @@ impl RunDir {
     /// when it is another run whose folder is still there.
     pub fn previous(&self) -> Option<RunDir> {
         let runs = self.path.parent()?;
-        let id = fs::read_link(runs.join("latest"))
-            .ok()?
-            .to_str()?
-            .to_string();
+        let id = fs::read_link(runs.join(LATEST)).ok()?.to_str()?.to_string();
         let path = runs.join(&id);
         (is_run_id(&id) && path != self.path && path.is_dir()).then_some(RunDir { id, path })
     }
@@ -82,10 +109,13 @@ impl RunDir {
         let tmp = runs.join(format!(".latest-{}", std::process::id()));
         let _ = fs::remove_file(&tmp);
         std::os::unix::fs::symlink(&self.id, &tmp).context("linking cache/runs/latest")?;
-        fs::rename(&tmp, runs.join("latest")).context("linking cache/runs/latest")?;
+        fs::rename(&tmp, runs.join(LATEST)).context("linking cache/runs/latest")?;
         Ok(())
     }
 }
+
+/// The link in `cache/runs/` to the last run that finished.
+const LATEST: &str = "latest";
 
 /// How many runs keep their outputs under `cache/runs/`: every run writes
 /// two annotation files per PDF, so a large library rerun often would
@@ -354,5 +384,28 @@ mod tests {
         b.mark_latest().unwrap();
         let target = fs::read_link(t.path().join("runs/latest")).unwrap();
         assert_eq!(target, PathBuf::from(&b.id));
+    }
+
+    #[test]
+    fn find_gives_the_latest_or_the_named_run_with_records() {
+        let t = tempfile::tempdir().unwrap();
+        let err = RunDir::find(t.path(), None).unwrap_err().to_string();
+        assert!(err.contains("no finished run under"), "{err}");
+
+        let a = RunDir::create(t.path()).unwrap();
+        let b = RunDir::create(t.path()).unwrap();
+        for r in [&a, &b] {
+            fs::write(r.path.join("records.jsonl"), "").unwrap();
+        }
+        a.mark_latest().unwrap();
+        let found = RunDir::find(t.path(), None).unwrap();
+        assert_eq!((found.id, found.path), (a.id.clone(), a.path.clone()));
+        let found = RunDir::find(t.path(), Some(&b.id)).unwrap();
+        assert_eq!((found.id, found.path), (b.id.clone(), b.path.clone()));
+
+        fs::remove_file(b.path.join("records.jsonl")).unwrap();
+        let err = RunDir::find(t.path(), Some(&b.id)).unwrap_err().to_string();
+        assert!(err.contains("has no records.jsonl"), "{err}");
+        assert!(RunDir::find(t.path(), Some("20990101-000000-1")).is_err());
     }
 }

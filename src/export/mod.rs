@@ -340,13 +340,15 @@ pub fn command(
     settings: &crate::settings::Settings,
     req: &Request,
 ) -> Result<usize> {
-    let run_dir = run_folder(cache_dir, req.run_id.as_deref())?;
+    let crate::runs::RunDir {
+        id: run,
+        path: run_dir,
+    } = crate::runs::RunDir::find(cache_dir, req.run_id.as_deref())?;
     let records = read_records(&run_dir)?;
     let opts = Options {
         include_unsure: req.include_unsure,
         data_dir: data_dir.to_path_buf(),
     };
-    let run = run_dir.file_name().unwrap_or_default().to_string_lossy();
     if req.format == Format::Opf {
         let place = match (&req.output, settings.write_pdf_changes) {
             (Some(dir), _) => OpfPlace::Under(dir.clone()),
@@ -390,32 +392,6 @@ pub fn command(
         }
     }
     Ok(n)
-}
-
-/// The folder of run `id` under `cache/runs/`, or of the latest run.
-pub fn run_folder(cache_dir: &Path, id: Option<&str>) -> Result<PathBuf> {
-    let runs = cache_dir.join("runs");
-    let dir = match id {
-        Some(id) => runs.join(id),
-        None => {
-            let latest = runs.join("latest");
-            let target = fs::read_link(&latest).with_context(|| {
-                format!(
-                    "no finished run under {} (run `colophon` first)",
-                    runs.display()
-                )
-            })?;
-            runs.join(target)
-        }
-    };
-    if !dir.join("records.jsonl").is_file() {
-        bail!(
-            "{} has no records.jsonl (see the run ids under {})",
-            dir.display(),
-            runs.display()
-        );
-    }
-    Ok(dir)
 }
 
 /// The records of a run folder.

@@ -292,7 +292,7 @@ pub fn command(
     run_id: Option<&str>,
     open: bool,
 ) -> Result<PathBuf> {
-    let run_dir = crate::export::run_folder(cache_dir, run_id)?;
+    let run_dir = crate::runs::RunDir::find(cache_dir, run_id)?.path;
     let records = crate::export::read_records(&run_dir)?;
     let counts = make_thumbnails(cache_dir, data_dir, &records, page_num_offset);
     eprintln!(
