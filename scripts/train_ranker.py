@@ -216,9 +216,44 @@ def examples(docs, field, score):
     return X, np.array(ys, dtype=float), owners, np.array(usable, dtype=bool)
 
 
+# Knots of a calibration map at most: the map is a monotone
+# piecewise-linear function from the trees' probability to the share of
+# clusters that were right, so that one MIN_CONFIDENCE means the same for
+# every field.
+CALIBRATION_KNOTS = 40
+# A sliver of the trees' own probability keeps the map strictly increasing,
+# so that calibration never changes which cluster of a document wins.
+CALIBRATION_SLOPE = 1e-4
+
+
+def fit_calibration(p, y):
+    """Knots (x, y) of the isotonic fit of labels on probabilities,
+    thinned to CALIBRATION_KNOTS."""
+    from sklearn.isotonic import IsotonicRegression
+    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    iso.fit(p, y)
+    xs, ys = iso.X_thresholds_, iso.y_thresholds_
+    if len(xs) > CALIBRATION_KNOTS:
+        keep = np.unique(np.linspace(0, len(xs) - 1, CALIBRATION_KNOTS).round().astype(int))
+        xs, ys = xs[keep], ys[keep]
+    return [(float(a), float(b)) for a, b in zip(xs, ys)]
+
+
+def calibrate(knots, p):
+    """What src/decide/ranker.rs computes: linear between the knots, flat
+    beyond them, plus the sliver of the raw probability."""
+    xs = np.array([k[0] for k in knots], dtype=np.float32)
+    ys = np.array([k[1] for k in knots], dtype=np.float32)
+    q = np.interp(np.asarray(p, dtype=np.float32), xs, ys)
+    return np.clip(q * (1 - CALIBRATION_SLOPE) + CALIBRATION_SLOPE * np.asarray(p), 0.0, 1.0)
+
+
 def held_out(docs, field, score):
     """Per document: (best held-out probability, its cluster right?) or None
-    when there is no cluster; only documents whose answer is known."""
+    when there is no cluster; only documents whose answer is known.
+
+    The probabilities are calibrated, cross-fitted: the map applied to a
+    fold is fitted on the other folds' held-out probabilities."""
     X, y, owners, usable = examples(docs, field, score)
     out = {}
     if len(y) == 0:
@@ -234,11 +269,21 @@ def held_out(docs, field, score):
             continue
         w = fit(X[train], y[train])
         probs[test] = predict(w, X[test])
+    raw = probs.copy()
+    for k in range(FOLDS):
+        test, other = folds == k, (folds != k) & usable
+        if test.sum() and other.sum():
+            probs[test] = calibrate(fit_calibration(raw[other], y[other]), raw[test])
+    CALIBRATION_INPUT[field] = (raw[usable], y[usable])
     for i, o in enumerate(owners):
         if o not in out or probs[i] > out[o][0]:
             out[o] = (probs[i], y[i], i)
     return out
 
+
+# Per trained field: the held-out probabilities and labels the exported
+# calibration map is fitted on.
+CALIBRATION_INPUT = {}
 
 RULE_MIN_SCORE = 0.3  # decide::MIN_SCORE
 
@@ -351,8 +396,11 @@ def write_weights(path, models, threshold, summary):
         "#[rustfmt::skip]",
         "pub const TRAINED: &[Model] = &[",
     ]
-    for field, (base, trees) in models.items():
-        lines.append(f"    Model {{ field: Field::{field.capitalize()}, base: {base:.9g}, trees: &[")
+    for field, ((base, trees), knots) in models.items():
+        lines.append(f"    Model {{ field: Field::{field.capitalize()}, base: {base:.9g},")
+        lit = lambda x: repr(float(f"{x:.9g}"))  # always with a decimal point
+        lines.append("        calibration: &[" + ", ".join(f"({lit(a)}, {lit(b)})" for a, b in knots) + "],")
+        lines.append("        trees: &[")
         for nodes in trees:
             parts = []
             for f, thr, left, right, value in nodes:
@@ -441,7 +489,7 @@ def main():
         drift = np.abs(exported_log_odds(model, X)
                        - fitted.decision_function(X.astype(np.float32))).max()
         assert drift < 1e-4, f"{field}: exported model differs by {drift}"
-        weights[field] = model
+        weights[field] = (model, fit_calibration(*CALIBRATION_INPUT[field]))
         summary.append(f"{field}: {len(y)} clusters, {int(y.sum())} right")
     summary.append(f"MIN_CONFIDENCE {threshold:.2f}: held-out precision of emitted title, "
                    f"authors and year >= {TARGET_PRECISION}")

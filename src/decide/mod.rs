@@ -28,7 +28,7 @@ use crate::model::{Candidate, Decision, Field, Metadata, PageText, Ranked, Value
 use features::{PageContext, Standing};
 
 /// Bump when the merge rules, the features or the weights change.
-pub const DECIDE_VERSION: u32 = 5;
+pub const DECIDE_VERSION: u32 = 6;
 
 /// Below this cluster score a field without trained weights is left empty.
 pub const MIN_SCORE: f32 = 0.3;

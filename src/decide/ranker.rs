@@ -19,17 +19,51 @@ pub const LEAF: u8 = u8::MAX;
 #[derive(Debug, Clone, Copy)]
 pub struct Node(pub u8, pub f64, pub u16, pub u16, pub f32);
 
-/// One field's model: the prior log-odds and the trees, root first in each.
+/// One field's model: the prior log-odds, the calibration map and the
+/// trees, root first in each.
 #[derive(Debug)]
 pub struct Model {
     pub field: Field,
     pub base: f32,
+    /// Knots `(trees' probability, share right)` of a monotone map fitted
+    /// on held-out folds, so that a probability means the same for every
+    /// field and one `MIN_CONFIDENCE` serves them all.
+    pub calibration: &'static [(f32, f32)],
     pub trees: &'static [&'static [Node]],
 }
+
+/// A sliver of the trees' own probability keeps the calibrated one
+/// strictly increasing: calibration never changes which cluster wins.
+const CALIBRATION_SLOPE: f64 = 1e-4;
 
 impl Model {
     fn log_odds(&self, f: &Features) -> f32 {
         self.base + self.trees.iter().map(|t| leaf_value(t, f)).sum::<f32>()
+    }
+
+    /// `p` through the calibration map: linear between its knots, flat
+    /// beyond them (as the trainer's `calibrate`).
+    fn calibrated(&self, p: f32) -> f32 {
+        let knots = self.calibration;
+        let Some(&(_, y0)) = knots.first() else {
+            return p;
+        };
+        let x = f64::from(p);
+        let at = knots.partition_point(|&(k, _)| f64::from(k) <= x);
+        let q = if at == 0 {
+            f64::from(y0)
+        } else if at == knots.len() {
+            f64::from(knots[at - 1].1)
+        } else {
+            let ((xa, ya), (xb, yb)) = (knots[at - 1], knots[at]);
+            let (xa, ya, xb, yb) = (f64::from(xa), f64::from(ya), f64::from(xb), f64::from(yb));
+            if xb > xa {
+                ya + (x - xa) * (yb - ya) / (xb - xa)
+            } else {
+                ya
+            }
+        };
+        (q * (1.0 - CALIBRATION_SLOPE) + CALIBRATION_SLOPE * x).clamp(0.0, 1.0) as f32
     }
 }
 
@@ -62,8 +96,9 @@ pub fn is_trained(field: Field) -> bool {
 /// The probability that a cluster with these features holds the right
 /// value, or `None` when the field has no trained model.
 pub fn probability(field: Field, f: &Features) -> Option<f32> {
-    let z = model_of(field)?.log_odds(f);
-    Some(1.0 / (1.0 + (-z).exp()))
+    let model = model_of(field)?;
+    let z = model.log_odds(f);
+    Some(model.calibrated(1.0 / (1.0 + (-z).exp())))
 }
 
 /// The default `MIN_CONFIDENCE`: the lowest probability at which, on the
@@ -100,6 +135,30 @@ mod tests {
             }
         }
         assert!((0.0..=1.0).contains(&DEFAULT_MIN_CONFIDENCE));
+        // The calibration maps rise and stay probabilities.
+        for m in weights::TRAINED {
+            assert!(!m.calibration.is_empty(), "{:?}: no calibration", m.field);
+            for w in m.calibration.windows(2) {
+                assert!(w[0].0 <= w[1].0 && w[0].1 <= w[1].1, "{:?}: {w:?}", m.field);
+            }
+            assert!(m.calibration.iter().all(|&(_, y)| (0.0..=1.0).contains(&y)));
+        }
+    }
+
+    #[test]
+    fn calibration_interpolates_and_keeps_the_order() {
+        let m = Model {
+            field: Field::Title,
+            base: 0.0,
+            calibration: &[(0.2, 0.0), (0.6, 0.5), (0.9, 1.0)],
+            trees: &[],
+        };
+        assert!((m.calibrated(0.4) - 0.25).abs() < 1e-3);
+        assert!((m.calibrated(0.75) - 0.75).abs() < 1e-3);
+        assert!(m.calibrated(0.1) < 1e-3 && m.calibrated(0.95) > 0.999);
+        // Flat beyond the knots, yet still in the trees' order.
+        assert!(m.calibrated(0.05) < m.calibrated(0.1));
+        assert!(m.calibrated(0.92) < m.calibrated(0.97));
     }
 
     #[test]

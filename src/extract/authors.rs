@@ -169,6 +169,16 @@ const NOT_NAME_WORDS: &[&str] = &[
     "online", "eingegangen", "angenommen", "recu", "accepte", "hochschule", "fachhochschule",
     "technische", "ecole", "akademie", "politecnico", "polytechnic", "polytechnique", "released",
     "updated", "modified",
+    // Institutions in the languages papers are written in.
+    "forschungszentrum", "zentrum", "forschungsinstitut", "fakultat", "lehrstuhl", "abteilung",
+    "laboratoire", "laboratorium", "laboratorio", "laboratori", "faculte", "facultad", "facolta",
+    "departement", "departamento", "dipartimento", "centro", "centrum", "universidade",
+    "uniwersytet", "instytut", "politechnika", "academia", "academie", "scuola", "escuela",
+    "университет", "институт", "академия", "лаборатория", "факультет", "кафедра", "центр",
+    "отдел", "школа",
+    // Labels and section heads of article pages.
+    "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
+    "connexes", "статья", "работы", "введение", "аннотация",
 ];
 
 /// Places that look like a first and last name.
@@ -821,6 +831,14 @@ fn is_paper_section(f: &str) -> bool {
         "zusammenfassung",
         "resume",
         "résumé",
+        "related work",
+        "einleitung",
+        "schlagworter",
+        "mots cles",
+        "index terms",
+        "аннотация",
+        "введение",
+        "ключевые слова",
     ]
     .iter()
     .any(|s| f == *s || f.starts_with(&format!("{s} ")))
@@ -1443,6 +1461,71 @@ mod tests {
                 "Mia van Dorn"
             ]
         );
+    }
+
+    #[test]
+    fn institutions_in_other_languages_end_no_name_and_start_none() {
+        // Each author over an institution and town in German, French and
+        // Russian: the town must not be read as the next author's first
+        // name, nor the institution as an author.
+        let mut lines = vec![
+            line("Über die Messung von Flussläufen", 17.0, 90.0),
+            line("Greta Almsfeld", 11.0, 125.0),
+            line("Forschungszentrum Ostbach, Kassel", 10.0, 139.0),
+            line("Pierre du Clairmont", 11.0, 156.0),
+            line("Laboratoire Vernaison, Lyon", 10.0, 170.0),
+            line("Ирина Соколова", 11.0, 187.0),
+            line("Университет Северогорск", 10.0, 201.0),
+            line("Related Work", 10.0, 230.0),
+        ];
+        lines.extend(prose(
+            "We show how old rivers can be measured by anyone who has a boat and",
+            250.0,
+            25,
+            14.0,
+            54.0,
+            378.0,
+        ));
+        let pages = [page_of(0, lines)];
+        assert_eq!(
+            names(&best(&pages, 12)),
+            vec!["Greta Almsfeld", "Pierre du Clairmont", "Ирина Соколова"]
+        );
+        for s in [
+            "Forschungszentrum Ostbach",
+            "Laboratoire Vernaison",
+            "Университет Северогорск",
+        ] {
+            assert_eq!(classify(s), LineKind::Affiliation, "{s}");
+        }
+        for s in ["Related Work", "Research Article"] {
+            assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
+        }
+    }
+
+    #[test]
+    fn names_side_by_side_an_em_apart_are_two_authors() {
+        // A LaTeX `\and` byline: two names on one baseline 1.3 em apart
+        // ("Ulla Berg" is 9 characters of 5 pt at 10 pt), each over its
+        // institution.
+        let mut lines = vec![
+            line("Counting Birds from the Shore", 17.0, 90.0),
+            line_at("Ulla Berg", 10.0, 125.0, 150.0),
+            line_at("Anna de Wit", 10.0, 125.0, 208.0),
+            line_at("Ostmark Institute", 10.0, 139.0, 150.0),
+            line_at("Westfold University", 10.0, 139.0, 240.0),
+            line("Abstract", 10.0, 170.0),
+        ];
+        lines.extend(prose(
+            "We show how birds can be counted from the shore by anyone who has",
+            190.0,
+            25,
+            14.0,
+            54.0,
+            378.0,
+        ));
+        let pages = [page_of(0, lines)];
+        assert_eq!(names(&best(&pages, 12)), vec!["Ulla Berg", "Anna de Wit"]);
     }
 
     #[test]

@@ -526,7 +526,8 @@ pub fn same_size_within(a: f32, b: f32, tolerance: f32) -> bool {
 /// Merges the non-furniture lines that sit on one baseline next to each
 /// other (a text layer may cut a line where the font changes, or around a
 /// superscript); lines far apart on one baseline (two columns of author
-/// names) stay apart.
+/// names) stay apart, and so do two names more than an em apart (the
+/// names of a LaTeX `\and` byline, 1.3 em apart).
 fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
     let mut order: Vec<&TextLine> = page
         .lines
@@ -546,9 +547,11 @@ fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
         let chars = l.text.chars().count();
         let near = out.iter().rposition(|(r, _)| {
             let size = r.size.max(l.size);
+            let gap = l.bbox.x0 - r.bbox.x1;
             (r.bbox.top - l.bbox.top).abs() <= size * 0.35
-                && l.bbox.x0 >= r.bbox.x1 - size * 0.5
-                && l.bbox.x0 - r.bbox.x1 <= size * 1.5
+                && gap >= -size * 0.5
+                && gap <= size * 1.5
+                && !(gap > size && two_names(&r.text, &l.text))
         });
         match near {
             Some(k) => {
@@ -571,6 +574,12 @@ fn rows(page: &PageText, furniture: &[bool]) -> Vec<TextLine> {
         }
     }
     out.into_iter().map(|(r, _)| r).collect()
+}
+
+/// Both lines read as a person's name each.
+fn two_names(a: &str, b: &str) -> bool {
+    let names = |t: &str| matches!(classify(t), LineKind::Names { names, .. } if names.len() == 1);
+    names(a) && names(b)
 }
 
 /// Groups rows into blocks: a row joins the nearest open block above it
