@@ -86,6 +86,14 @@ pub enum Via {
 }
 
 impl Via {
+    /// Whether the ranker's training data holds candidates of this source
+    /// (page text, OCR, the Info dictionary); vision and catalogue answers
+    /// are judged otherwise (`decide::ranker::unmeasured_probability`,
+    /// `decide::catalogue`).
+    pub fn is_trained_source(self) -> bool {
+        matches!(self, Via::Text | Via::Ocr | Via::PdfInfo)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Via::Text => "text",

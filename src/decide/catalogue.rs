@@ -60,6 +60,17 @@ pub fn reliability(via: Via, field: Field) -> f32 {
     }
 }
 
+/// The confidence of a catalogue's value that fills a field: its
+/// reliability, but no less than the default `MIN_CONFIDENCE`. The
+/// reliabilities are estimates, not measured, and the default threshold
+/// is fitted to the ranker's held-out probabilities, which these are not:
+/// a catalogue's answer is used at the default threshold (as a vision
+/// answer is, [`super::ranker::unmeasured_probability`]), and left unsure
+/// once the user asks for more certainty than both.
+pub fn fill_confidence(via: Via, field: Field) -> f32 {
+    reliability(via, field).max(super::ranker::DEFAULT_MIN_CONFIDENCE)
+}
+
 /// A decision with the catalogues' answers merged in.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Merged {
@@ -253,7 +264,7 @@ fn fill(out: &mut Merged, field: Field, c: &Candidate) {
     if !matches!(field, Field::Isbn | Field::Doi | Field::Loc) {
         out.decision
             .confidence
-            .insert(field, reliability(c.via, field));
+            .insert(field, fill_confidence(c.via, field));
     }
     out.filled.push(field);
 }

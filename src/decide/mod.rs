@@ -170,7 +170,11 @@ fn rank(
             };
             let members: Vec<&Candidate> = m.iter().map(|&i| cands[i]).collect();
             let f = features::of_cluster(&members, &standing, ctx);
-            let p = ranker::probability(field, &f);
+            let p = if members.iter().any(|c| c.via.is_trained_source()) {
+                ranker::probability(field, &f)
+            } else {
+                ranker::unmeasured_probability(field)
+            };
             (m, scores[k], p, f)
         })
         .collect();
@@ -465,6 +469,27 @@ mod tests {
             page,
             via,
         )
+    }
+
+    #[test]
+    fn a_value_only_vision_gives_sits_at_the_default_threshold() {
+        let min = ranker::DEFAULT_MIN_CONFIDENCE;
+        let vision = names(&["Ilse Marwede"], 0.6, Some(0), Via::Vision);
+        let d = decide(std::slice::from_ref(&vision));
+        assert_eq!(d.confidence[&Field::Authors], min);
+        let (sure, _) = split_by_confidence(&d, min);
+        assert_eq!(sure.authors, vec!["Ilse Marwede"]);
+        // Asking for more than the default leaves it unsure.
+        let (sure, unsure) = split_by_confidence(&d, (min + 0.01).min(1.0));
+        assert!(sure.authors.is_empty());
+        assert_eq!(unsure.authors, vec!["Ilse Marwede"]);
+        // Once the page text says the same, the ranker judges the cluster.
+        let text = names(&["Ilse Marwede"], 0.6, Some(0), Via::Text);
+        let d = decide(&[vision, text]);
+        let top = &d.ranked[0];
+        let f = features::Features(top.features.clone().try_into().unwrap());
+        assert_eq!(top.probability, ranker::probability(Field::Authors, &f));
+        assert_eq!(d.confidence.get(&Field::Authors), top.probability.as_ref());
     }
 
     #[test]

@@ -101,6 +101,16 @@ pub fn probability(field: Field, f: &Features) -> Option<f32> {
     Some(model.calibrated(1.0 / (1.0 + (-z).exp())))
 }
 
+/// The probability given to a trained field's value that only sources
+/// absent from the training data vouch for (a vision model's answer):
+/// the ranker never saw one, so its probability would be a guess. The
+/// value is put at the default `MIN_CONFIDENCE`: used by default, and
+/// left unsure as soon as the user asks for more certainty than the
+/// held-out default gives.
+pub fn unmeasured_probability(field: Field) -> Option<f32> {
+    is_trained(field).then_some(DEFAULT_MIN_CONFIDENCE)
+}
+
 /// The default `MIN_CONFIDENCE`: the lowest probability at which, on the
 /// held-out folds, emitted titles, authors and years were right at least
 /// 98% of the time.
