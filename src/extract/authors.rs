@@ -16,7 +16,7 @@
 //! title case. Credits that are not authorship (photographs, drawings,
 //! translation, cover design, 责任编辑) are not names of authors.
 
-use super::layout::{Layout, PageLayout, fold, is_cjk};
+use super::layout::{Layout, PageLayout, fold, is_cjk, same_size_within};
 use super::pattern::Pattern;
 use crate::model::{Candidate, DocText, Field, TextLine, Value};
 use std::collections::HashSet;
@@ -638,8 +638,9 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut open: Option<Group> = None;
-    // A line read together with the one above it (a name broken in two).
-    let mut joined_into: Option<usize> = None;
+    // The last line read together with lines above it (a name broken in
+    // two, a list set as a paragraph).
+    let mut joined_until: Option<usize> = None;
     // A role line ("Edited by") alone marks the names that follow it.
     let mut pending_mark = false;
     let mut pending_editor = false;
@@ -676,8 +677,8 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             (pending_mark, pending_editor) = (false, false);
             continue;
         }
-        if joined_into == Some(i) {
-            // Already read with the line above it.
+        if joined_until.is_some_and(|last| i <= last) {
+            // Already read with the lines above it.
             if let Some(g) = open.as_mut() {
                 g.bottom = g.bottom.max(l.bbox.bottom);
             }
@@ -696,7 +697,10 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             && let joined @ LineKind::Names { .. } = classify(&format!("{} {}", l.text, next.text))
         {
             kind = joined;
-            joined_into = Some(i + 1);
+            joined_until = Some(i + 1);
+        } else if let Some((joined, last)) = names_paragraph(pl, i) {
+            kind = joined;
+            joined_until = Some(last);
         }
         match kind {
             LineKind::Names {
@@ -817,6 +821,55 @@ fn bylined_block(pl: &PageLayout) -> Option<usize> {
                 .any(|&i| matches!(pl.kinds[i], LineKind::Names { .. }))
             && pl.byline_under(bi, 2.5)
     })
+}
+
+/// A list of names set as a paragraph, with names broken across its lines
+/// ("…, Hans Peter" / "Ellerbeck, Mia van" / "Dorn and Karl Ekberg"):
+/// the lines from `i` on that follow it tightly in its size, read as one
+/// list of more names than line `i` alone gives, and the last line read.
+/// Not a date or a section head under a name.
+fn names_paragraph(pl: &PageLayout, i: usize) -> Option<(LineKind, usize)> {
+    let first = &pl.rows[i];
+    if !matches!(pl.kinds[i], LineKind::Names { .. } | LineKind::Other) {
+        return None;
+    }
+    let alone = match &pl.kinds[i] {
+        LineKind::Names { names, .. } => names.len(),
+        _ => 0,
+    };
+    let mut best = None;
+    let mut last = i;
+    let mut text = first.text.clone();
+    while let Some(next) = pl.rows.get(last + 1) {
+        let prev = &pl.rows[last];
+        let follows = matches!(pl.kinds[last + 1], LineKind::Names { .. } | LineKind::Other)
+            && same_size_within(first.size, next.size, 0.05)
+            && next.bbox.top - prev.bbox.bottom <= first.size.max(8.0) * 0.8
+            && !next.text.split_whitespace().any(is_number)
+            && !is_paper_section(&fold(&next.text));
+        if !follows || last - i >= MAX_LIST_LINES {
+            break;
+        }
+        text = format!("{} {}", text.trim_end(), next.text.trim_start());
+        last += 1;
+        // The longest run of lines that still reads as one list.
+        let joined = classify(&text);
+        if matches!(&joined, LineKind::Names { names, .. } if names.len() >= 2 && names.len() > alone)
+        {
+            best = Some((joined, last));
+        }
+    }
+    best
+}
+
+/// Lines of one list of names read together, at most.
+const MAX_LIST_LINES: usize = 8;
+
+/// A word of digits (a day, a year), not a name with a mark ("Berg1").
+fn is_number(w: &str) -> bool {
+    w.chars().any(|c| c.is_ascii_digit())
+        && w.chars()
+            .all(|c| c.is_ascii_digit() || ",.;:–-".contains(c))
 }
 
 /// Section heads that end a paper's title block.
@@ -1526,6 +1579,37 @@ mod tests {
         ));
         let pages = [page_of(0, lines)];
         assert_eq!(names(&best(&pages, 12)), vec!["Ulla Berg", "Anna de Wit"]);
+    }
+
+    #[test]
+    fn a_name_broken_at_the_end_of_a_names_line_is_read_whole() {
+        let mut lines = vec![
+            line("Tidal Records of the Northern Harbours", 17.0, 90.0),
+            line("Otto Berghof1, Rita Sandmeier2, Hans Peter", 11.0, 125.0),
+            line("Ellerbeck1, Mia van", 11.0, 139.0),
+            line("Dorn2 and Karl Ekberg1", 11.0, 153.0),
+            line("1Tidewater Institute, Bremen", 10.0, 170.0),
+            line("Abstract", 10.0, 190.0),
+        ];
+        lines.extend(prose(
+            "We show how tides were written down by harbour masters for years and",
+            210.0,
+            25,
+            14.0,
+            54.0,
+            378.0,
+        ));
+        let pages = [page_of(0, lines)];
+        assert_eq!(
+            names(&best(&pages, 12)),
+            vec![
+                "Otto Berghof",
+                "Rita Sandmeier",
+                "Hans Peter Ellerbeck",
+                "Mia van Dorn",
+                "Karl Ekberg"
+            ]
+        );
     }
 
     #[test]
