@@ -165,6 +165,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         quiet: true,
         approved: None,
         verbose: 0,
+        shard: None,
     };
     let cache = open_cache(&paths.cache_dir);
     let pool = WorkerPool::new(PoolConfig {

@@ -54,16 +54,53 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
     }
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let (project, settings, provenance) = crate::project::load(&cli, &cwd)?;
-    let opts = RunOptions::from_cli(&cli);
-    let paths = Paths {
+    let mut opts = RunOptions::from_cli(&cli);
+    let mut paths = Paths {
         data_dir: project.data_dir.clone(),
         cache_dir: project.cache_dir.clone(),
     };
+    let shards = crate::shard::ShardsSetting {
+        count: settings.shards,
+        source: provenance.source("SHARDS"),
+    };
+    let shard = crate::shard::resolve(
+        cli.flags.shard.as_deref(),
+        shards,
+        crate::settings::process_env,
+    );
+    if command == Command::Config {
+        print!("{}", settings.describe(&provenance));
+        print!("{}", crate::shard::describe(&shard, &paths.cache_dir));
+        return Ok(match shard {
+            Ok(_) => ExitStatus::Success,
+            Err(_) => ExitStatus::BadUsage,
+        });
+    }
+    match command_shard(&command, cli.flags.shard.is_some(), shard) {
+        Err(e) => {
+            eprintln!("colophon: {e}");
+            return Ok(ExitStatus::BadUsage);
+        }
+        Ok(Some(shard)) => {
+            paths.cache_dir = shard.cache_dir(&project.cache_dir);
+            opts.shard = Some(shard);
+        }
+        Ok(None) => {}
+    }
     match command {
-        Command::Worker => unreachable!("handled above"),
-        Command::Config => {
-            print!("{}", settings.describe(&provenance));
-            Ok(ExitStatus::Success)
+        Command::Worker | Command::Config => unreachable!("handled above"),
+        Command::Merge {
+            group,
+            allow_partial,
+        } => {
+            let Some(_lock) = lock_project(&project, None) else {
+                return Ok(ExitStatus::BadUsage);
+            };
+            let request = crate::merge::Request {
+                group,
+                allow_partial,
+            };
+            crate::merge::command(&paths, &settings, &request)
         }
         Command::Cache {
             action: CacheAction::Clear { online: true },
@@ -148,7 +185,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Undo { run_id } => {
-            let Some(_lock) = lock_project(&project) else {
+            let Some(_lock) = lock_project(&project, opts.shard.map(|_| &*paths.cache_dir)) else {
                 return Ok(ExitStatus::BadUsage);
             };
             let report = crate::write::undo(&paths.cache_dir, run_id.as_deref())?;
@@ -213,8 +250,8 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
                 return Ok(ExitStatus::BadUsage);
             }
             // Held for the whole run: the cleanup below may then delete
-            // every leftover it finds.
-            let Some(_lock) = lock_project(&project) else {
+            // every leftover it finds (a shard: its own only).
+            let Some(_lock) = lock_project(&project, opts.shard.map(|_| &*paths.cache_dir)) else {
                 return Ok(ExitStatus::BadUsage);
             };
             let Some(cache) = open_cache(&paths.cache_dir) else {
@@ -273,9 +310,41 @@ fn vlm_check(settings: &Settings) -> Result<ExitStatus> {
     })
 }
 
-/// Takes the project lock, or says why not (exit 2: nothing was processed).
-fn lock_project(project: &crate::project::Project) -> Option<crate::project::ProjectLock> {
-    match project.lock() {
+/// The shard a command works in: `run`, `undo` and `cache` work in a
+/// shard's folder when one is given (`--shard`, a Slurm array task, a
+/// Kubernetes Indexed Job) and refuse a shard that cannot be used; the
+/// other commands work on the whole project whatever the environment
+/// says (a merge job may run inside the array's allocation), and refuse
+/// an explicit `--shard`.
+fn command_shard(
+    command: &Command,
+    flag_given: bool,
+    resolved: Result<Option<crate::shard::Resolved>, crate::shard::ShardError>,
+) -> Result<Option<crate::shard::Shard>, String> {
+    match command {
+        Command::Run | Command::Undo { .. } | Command::Cache { .. } => resolved
+            .map(|r| r.map(|r| r.shard))
+            .map_err(|e| e.to_string()),
+        _ if flag_given => Err(
+            "--shard applies to run, undo, cache and config; merge takes the number of \
+             shards (colophon merge N)"
+                .to_string(),
+        ),
+        _ => Ok(None),
+    }
+}
+
+/// Takes the project lock (a shard's lock when `shard_cache` is its
+/// folder), or says why not (exit 2: nothing was processed).
+fn lock_project(
+    project: &crate::project::Project,
+    shard_cache: Option<&Path>,
+) -> Option<crate::project::ProjectLock> {
+    let lock = match shard_cache {
+        Some(dir) => project.lock_shard(dir),
+        None => project.lock(),
+    };
+    match lock {
         Ok(l) => Some(l),
         Err(e) => {
             eprintln!("colophon: {e}");

@@ -87,6 +87,19 @@ pub enum Command {
         #[arg(long)]
         no_open: bool,
     },
+    /// Combine the shards of a sharded run into one run (records, summary,
+    /// exports, review page, write journal) and their caches into the
+    /// project's cache.
+    Merge {
+        /// The number of shards of the run to merge (cache/shards/N/)
+        /// [default: SHARDS, or the only group there is].
+        #[arg(value_name = "RUN-GROUP")]
+        group: Option<u32>,
+        /// Merge the shards that finished even when others are missing or
+        /// did not finish (they are named, and the run is marked partial).
+        #[arg(long)]
+        allow_partial: bool,
+    },
     /// Internal: a pdfium worker process speaking postcard on stdin/stdout.
     #[command(hide = true)]
     Worker,
@@ -143,6 +156,15 @@ pub struct CommonFlags {
     /// Pages read from the end (sets MATTER_CONFIG.back.max_pages).
     #[arg(long, value_name = "N", global = true)]
     pub back_pages: Option<u32>,
+    /// Process shard I of N (I from 0): a stable 1/N of data/, with its
+    /// own cache under cache/shards/N/I/ [default: from a Slurm array task
+    /// or a Kubernetes Indexed Job].
+    #[arg(long, value_name = "I/N", global = true)]
+    pub shard: Option<String>,
+    /// Number of shards (sets SHARDS; with JOB_COMPLETION_INDEX, the
+    /// Kubernetes Indexed Job's completions).
+    #[arg(long, value_name = "N", global = true)]
+    pub shards: Option<u32>,
     /// Hash every file again instead of trusting the size/mtime memo.
     #[arg(long, global = true)]
     pub rehash: bool,
@@ -178,6 +200,7 @@ impl Cli {
             back_mode: f.back_mode.clone(),
             back_pages: f.back_pages,
             online: f.online,
+            shards: f.shards,
         }
     }
 }
@@ -202,6 +225,9 @@ pub struct RunOptions {
     pub approved: Option<PathBuf>,
     /// Verbosity level (`-v` count).
     pub verbose: u8,
+    /// The shard of a sharded run (`--shard`, Slurm, Kubernetes: set by
+    /// `app` from `shard::resolve`); `None` processes the whole library.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// The number of CPUs this process may use (cgroup quotas included), 1 if
@@ -243,6 +269,7 @@ impl RunOptions {
             quiet: f.quiet,
             approved: f.approved.clone(),
             verbose: f.verbose,
+            shard: None,
         }
     }
 }
@@ -348,6 +375,16 @@ mod tests {
                 no_open: true
             })
         );
+        assert_eq!(
+            parse(&["merge", "4", "--allow-partial"]).unwrap().command,
+            Some(Command::Merge {
+                group: Some(4),
+                allow_partial: true
+            })
+        );
+        let sharded = parse(&["--shard", "1/4", "--shards", "4"]).unwrap();
+        assert_eq!(sharded.flags.shard.as_deref(), Some("1/4"));
+        assert_eq!(sharded.overrides().shards, Some(4));
         let cli = parse(&["--write", "--approved", "ok.json"]).unwrap();
         assert_eq!(
             RunOptions::from_cli(&cli).approved,
@@ -399,6 +436,7 @@ mod tests {
                 back_mode: Some("fallback".into()),
                 back_pages: Some(0),
                 online: true,
+                shards: None,
             }
         );
         assert_eq!(parse(&[]).unwrap().overrides(), Overrides::default());
@@ -449,6 +487,7 @@ mod tests {
                 quiet: false,
                 approved: None,
                 verbose: 2,
+                shard: None,
             }
         );
         let quiet = RunOptions::from_cli(&parse(&["-q"]).unwrap());

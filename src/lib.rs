@@ -17,6 +17,7 @@ pub mod export;
 pub mod extract;
 pub mod fingerprint;
 pub mod inspect;
+pub mod merge;
 pub mod model;
 pub mod name;
 pub mod ocr;
@@ -29,6 +30,7 @@ pub mod run;
 pub mod runs;
 pub mod select;
 pub mod settings;
+pub mod shard;
 pub mod vision;
 pub mod write;
 

@@ -64,41 +64,72 @@ impl Project {
     /// kill never leaves a stale lock; file descriptors are opened
     /// close-on-exec, so worker processes do not inherit it.
     pub fn lock(&self) -> Result<ProjectLock, LockError> {
-        let path = self.lock_path();
-        let io_err = |source| LockError::Io {
-            path: path.clone(),
-            source,
-        };
-        fs::create_dir_all(&self.cache_dir).map_err(io_err)?;
-        let mut file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_err)?;
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock on a descriptor this function owns.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if rc != 0 {
-                let e = io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                    let holder = fs::read_to_string(&path)
-                        .ok()
-                        .and_then(|s| s.trim().parse::<u32>().ok());
-                    return Err(LockError::Busy { path, holder });
-                }
-                return Err(io_err(e));
+        let file = flock(&self.cache_dir, &self.lock_path(), libc::LOCK_EX)?;
+        Ok(ProjectLock { _files: vec![file] })
+    }
+
+    /// The lock of one shard of a sharded run (`shard_cache` is its
+    /// folder, `cache/shards/<N>/<I>`): the project lock *shared* with the
+    /// other shards, so that they run side by side while an unsharded run,
+    /// an `undo` or a `merge` (which take it exclusively) waits for all of
+    /// them, and the shard's own lock exclusively, so that one shard never
+    /// runs twice at once (a scheduler's retry while the first attempt
+    /// still runs). On shared storage this needs `flock` to work across
+    /// nodes (NFSv4 and Lustre with `-o flock` do).
+    pub fn lock_shard(&self, shard_cache: &Path) -> Result<ProjectLock, LockError> {
+        let project = flock(&self.cache_dir, &self.lock_path(), libc::LOCK_SH)?;
+        let own = flock(shard_cache, &shard_cache.join(LOCK_FILE), libc::LOCK_EX)?;
+        Ok(ProjectLock {
+            _files: vec![project, own],
+        })
+    }
+}
+
+/// `flock(mode | LOCK_NB)` on `path` (created in `dir` if missing; an
+/// exclusive holder writes its process id into it, for the message only).
+/// The kernel releases it when the process ends, however it ends, so a
+/// kill never leaves a stale lock; file descriptors are opened
+/// close-on-exec, so worker processes do not inherit it.
+fn flock(dir: &Path, path: &Path, mode: i32) -> Result<File, LockError> {
+    let io_err = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    fs::create_dir_all(dir).map_err(io_err)?;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io_err)?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), mode | libc::LOCK_NB) };
+        if rc != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                let holder = fs::read_to_string(path)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u32>().ok());
+                return Err(LockError::Busy {
+                    path: path.to_path_buf(),
+                    holder,
+                });
             }
+            return Err(io_err(e));
         }
-        // Only the holder writes its id; a reader may see it half-written,
-        // which only spoils the message.
+    }
+    // Only an exclusive holder writes its id; a reader may see it
+    // half-written, which only spoils the message. Shared holders leave
+    // it alone (there are several).
+    if mode == libc::LOCK_EX {
         let _ = file.set_len(0);
         let _ = write!(file, "{}", std::process::id());
-        Ok(ProjectLock { _file: file })
     }
+    Ok(file)
 }
 
 /// Name of the lock file in the cache folder.
@@ -107,7 +138,7 @@ pub const LOCK_FILE: &str = "lock";
 /// The project lock, held until dropped (or the process ends).
 #[derive(Debug)]
 pub struct ProjectLock {
-    _file: File,
+    _files: Vec<File>,
 }
 
 /// Why [`Project::lock`] failed.
@@ -223,6 +254,29 @@ mod tests {
         assert!(msg.contains("in use by another colophon process"), "{msg}");
         drop(first);
         project.lock().unwrap();
+    }
+
+    #[test]
+    fn shards_share_the_project_lock_but_not_their_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = Project::at(tmp.path());
+        let shard =
+            |i: u32| crate::shard::Shard { index: i, count: 2 }.cache_dir(&project.cache_dir);
+        let a = project.lock_shard(&shard(0)).unwrap();
+        let b = project.lock_shard(&shard(1)).unwrap();
+        // The same shard twice, or the whole project, must wait.
+        assert!(matches!(
+            project.lock_shard(&shard(0)),
+            Err(LockError::Busy { path, .. }) if path == shard(0).join(LOCK_FILE)
+        ));
+        assert!(matches!(project.lock(), Err(LockError::Busy { .. })));
+        drop((a, b));
+        let whole = project.lock().unwrap();
+        assert!(matches!(
+            project.lock_shard(&shard(1)),
+            Err(LockError::Busy { .. })
+        ));
+        drop(whole);
     }
 
     #[test]

@@ -216,8 +216,10 @@ pub enum VisionGot {
 }
 
 /// Counts of what a run did, per stage and outcome (STYLE "say why work
-/// was redone"). Summed across documents.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// was redone"). Summed across documents, and across the shards of a
+/// sharded run by `merge` (from each run's `summary.json`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Summary {
     pub files: u64,
     pub complete: u64,

@@ -103,6 +103,42 @@ impl RunDir {
         (is_run_id(&id) && path != self.path && path.is_dir()).then_some(RunDir { id, path })
     }
 
+    /// Writes `summary.json`, what `colophon merge` reads of a run.
+    pub fn write_end(&self, end: &RunEnd) -> Result<()> {
+        let path = self.path.join(RUN_END_FILE);
+        let text = serde_json::to_string_pretty(end)?;
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// The run's `summary.json`; `None` when the run did not get to its
+    /// end (killed) or the file is unreadable.
+    pub fn read_end(&self) -> Option<RunEnd> {
+        let text = fs::read(self.path.join(RUN_END_FILE)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// The run folder `id` under `runs` (`cache/runs/`), when it is one.
+    pub fn existing(runs: &Path, id: &str) -> Option<RunDir> {
+        let path = runs.join(id);
+        (is_run_id(id) && path.is_dir()).then(|| RunDir {
+            id: id.to_string(),
+            path,
+        })
+    }
+
+    /// The run `runs/latest` points at (the last one that finished).
+    pub fn latest(runs: &Path) -> Option<RunDir> {
+        let id = fs::read_link(runs.join(LATEST)).ok()?;
+        RunDir::existing(runs, id.to_str()?)
+    }
+
+    /// The newest run folder under `runs`, finished or not.
+    pub fn newest(runs: &Path) -> Option<RunDir> {
+        let id = runs_beyond(runs, 0).pop()?;
+        let id = id.file_name()?.to_str()?.to_string();
+        RunDir::existing(runs, &id)
+    }
+
     /// Points `cache/runs/latest` at this run (replacing the link atomically).
     pub fn mark_latest(&self) -> Result<()> {
         let runs = self.path.parent().expect("run dir has a parent");
@@ -116,6 +152,21 @@ impl RunDir {
 
 /// The link in `cache/runs/` to the last run that finished.
 const LATEST: &str = "latest";
+
+/// How a run ended, in its folder's `summary.json`: the counts, and
+/// whether it processed every file it found (`complete`: not stopped by
+/// Ctrl-C, a termination signal or an installation error).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunEnd {
+    pub run_id: String,
+    pub seconds: f64,
+    pub dry_run: bool,
+    pub complete: bool,
+    pub summary: crate::report::Summary,
+}
+
+/// The file of a run folder holding its [`RunEnd`].
+pub const RUN_END_FILE: &str = "summary.json";
 
 /// How many runs keep their outputs under `cache/runs/`: every run writes
 /// two annotation files per PDF, so a large library rerun often would

@@ -184,6 +184,10 @@ pub struct Settings {
     pub online_loc_url: String,
     /// `ONLINE_RATE_LIMITS`
     pub online_rate_limits: OnlineRates,
+    /// `SHARDS`: the number of shards of a sharded run (`--shards`); the
+    /// count of a Kubernetes Indexed Job, whose pods know only their index
+    /// (see `shard::resolve`). 1 = not sharded.
+    pub shards: u32,
 }
 
 impl Default for Settings {
@@ -217,6 +221,7 @@ impl Default for Settings {
             online_crossref_url: "https://api.crossref.org".to_string(),
             online_loc_url: "https://www.loc.gov".to_string(),
             online_rate_limits: OnlineRates::default(),
+            shards: 1,
         }
     }
 }
@@ -266,6 +271,8 @@ pub struct Overrides {
     pub back_pages: Option<u32>,
     /// `--online`: `ONLINE_LOOKUP = true`.
     pub online: bool,
+    /// `--shards N`: `SHARDS`.
+    pub shards: Option<u32>,
 }
 
 /// Where each setting's effective value came from, by full key
@@ -817,6 +824,15 @@ const LEAVES: &[Leaf] = &[
         get: |s| toml::Value::String(s.online_loc_url.clone()),
     },
     Leaf {
+        key: "SHARDS",
+        kind: Kind::Int {
+            min: 1,
+            max: MAX_SHARDS,
+        },
+        set: |s, v| s.shards = v.int() as u32,
+        get: |s| int(s.shards),
+    },
+    Leaf {
         key: "MATTER_CONFIG.front.max_pages",
         kind: Kind::Int { min: 1, max: U32 },
         set: |s, v| s.matter.front.max_pages = v.int() as u32,
@@ -929,6 +945,10 @@ const LEAVES: &[Leaf] = &[
         get: |s| toml::Value::Float(s.online_rate_limits.loc),
     },
 ];
+
+/// The most shards a run group may have (a Slurm array's default
+/// `MaxArraySize` is 1001; Kubernetes allows 100,000 completions).
+const MAX_SHARDS: i64 = 100_000;
 
 /// Requests per second: above zero (a source that may never be asked is
 /// one to leave out of the run instead), at most a thousand.
@@ -1271,6 +1291,7 @@ impl Settings {
                 "ONLINE_LOOKUP",
                 "--online",
             ),
+            (flags.shards.map(int), "SHARDS", "--shards"),
         ];
         for (value, key, flag) in flag_values {
             if let (Some(value), Some(leaf)) = (value, leaf(key)) {
@@ -1342,22 +1363,25 @@ pub fn read_config_file(path: &Path) -> Result<Option<String>, SettingsError> {
     }
 }
 
+/// An environment made of literal pairs, for tests of what reads one.
+#[cfg(test)]
+pub(crate) fn env_of(
+    pairs: &'static [(&'static str, &'static str)],
+) -> impl Fn(&str) -> Option<String> {
+    move |name| {
+        pairs
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn no_env(_: &str) -> Option<String> {
         None
-    }
-
-    /// An environment made of literal pairs.
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
     }
 
     fn from_file(text: &str) -> Result<(Settings, Provenance), SettingsError> {
@@ -1613,9 +1637,15 @@ mod tests {
             back_mode: Some("always".into()),
             back_pages: Some(0),
             online: true,
+            shards: Some(4),
         };
-        let file = "WRITE_PDF_CHANGES = false\nANALYZE_WITH_VISION = false\nONLINE_LOOKUP = false";
-        let (s, p) = Settings::resolve_with_provenance(&flags, no_env, Some(file)).unwrap();
+        let file = "WRITE_PDF_CHANGES = false\nANALYZE_WITH_VISION = false\nONLINE_LOOKUP = false\nSHARDS = 2";
+        let env = env_of(&[("SHARDS", "3")]);
+        let (s, p) = Settings::resolve_with_provenance(&flags, env, Some(file)).unwrap();
+        assert_eq!(
+            (s.shards, p.source("SHARDS")),
+            (4, Source::Flag("--shards"))
+        );
         assert!(s.write_pdf_changes && s.analyze_with_vision);
         assert!(s.online_lookup);
         assert_eq!(p.source("ONLINE_LOOKUP"), Source::Flag("--online"));
@@ -1705,6 +1735,11 @@ mod tests {
     #[test]
     fn out_of_range_values_are_refused() {
         let cases: &[(&str, &str, &str)] = &[
+            (
+                "SHARDS = 0",
+                "SHARDS = 0",
+                "must be an integer from 1 to 100000",
+            ),
             (
                 "MATTER_CONFIG.front.max_pages = 0",
                 "MATTER_CONFIG.front.max_pages = 0",
@@ -1920,7 +1955,7 @@ mod tests {
              VLM_CONCURRENCY, RUNTIME_IGNORE_DIR_NAME, FILENAME_TEMPLATE, PDF_TIMEOUT, \
              OCR_LANGUAGES, OCR_DPI, ONLINE_LOOKUP, ONLINE_CONTACT, ONLINE_TIMEOUT, \
              ONLINE_NEGATIVE_TTL_DAYS, ONLINE_OPENLIBRARY_URL, ONLINE_DOI_URL, ONLINE_CROSSREF_URL, \
-             ONLINE_LOC_URL, MATTER_CONFIG, VISION_ANALYSIS_THRESHOLDS, ONLINE_RATE_LIMITS"
+             ONLINE_LOC_URL, SHARDS, MATTER_CONFIG, VISION_ANALYSIS_THRESHOLDS, ONLINE_RATE_LIMITS"
         );
         assert!(
             file_error("page_num_offset = 1").contains("did you mean PAGE_NUM_OFFSET?"),

@@ -35,7 +35,10 @@
 //! when shown), `FILENAME_TEMPLATE` and `MAX_FILENAME_LENGTH` (names are
 //! computed from the cached metadata on every run, which is cheap),
 //! `WRITE_PDF_CHANGES`, `VLM_TIMEOUT`/retries/endpoint/port/concurrency
-//! (how to reach the backend, not what it answers).
+//! (how to reach the backend, not what it answers), `SHARDS` and the
+//! shard (which files a run takes, not what it finds in one: a shard's
+//! entries are valid in every other store, which is how `merge` can
+//! import them).
 //!
 //! The cache never fails a run: an entry that does not decode (corrupt, or
 //! written by an older layout) is a miss with one warning, a failed store is
@@ -372,6 +375,44 @@ impl Cache {
         self.lost_on_recovery
     }
 
+    /// Copies every entry of the cache under `other_dir` (a shard's, for
+    /// `colophon merge`) into this one, so that a later run here finds
+    /// the shard's work done: every sled tree (keys are content-addressed
+    /// and carry every input, so an entry both stores have is the same
+    /// result; the other's wins) and the page files. Returns the number
+    /// of entries and page files brought in.
+    pub fn import(&self, other_dir: &Path) -> Result<usize, CacheError> {
+        let other = Cache::open(other_dir)?;
+        let open_err = |source| CacheError::Open {
+            path: self.dir.join("db"),
+            source,
+        };
+        let mut n = 0;
+        for t in Tree::ALL {
+            let mut batch = sled::Batch::default();
+            let mut in_batch = 0;
+            for (k, v) in other.tree(t).iter().flatten() {
+                batch.insert(k, v);
+                in_batch += 1;
+                if in_batch == IMPORT_BATCH {
+                    self.tree(t)
+                        .apply_batch(std::mem::take(&mut batch))
+                        .map_err(open_err)?;
+                    n += in_batch;
+                    in_batch = 0;
+                }
+            }
+            self.tree(t).apply_batch(batch).map_err(open_err)?;
+            n += in_batch;
+        }
+        let pages = self
+            .pages
+            .import(&other.pages)
+            .map_err(|e| open_err(e.into()))?;
+        self.flush();
+        Ok(n + pages)
+    }
+
     /// Sends the cache's warnings to `reporter` (a run's progress bars own
     /// the terminal) rather than straight to stderr.
     pub fn report_warnings_to(&self, reporter: std::sync::Arc<dyn crate::progress::Reporter>) {
@@ -440,6 +481,9 @@ fn is_lock_error(e: &std::io::Error) -> bool {
     // or a message mentioning the lock.
     e.raw_os_error() == Some(libc::EWOULDBLOCK) || e.to_string().to_lowercase().contains("lock")
 }
+
+/// Entries per write when [`Cache::import`] copies a tree.
+const IMPORT_BATCH: usize = 10_000;
 
 /// The name of the page files' line in [`Cache::stats`].
 const PAGE_STATS: &str = "page";
@@ -540,6 +584,31 @@ mod tests {
         // Until this one closes, nothing is recorded: a kill now leaves no
         // mark, and the next open compares nothing.
         assert!(!mark_file.exists());
+    }
+
+    #[test]
+    fn import_copies_every_tree_and_the_pages() {
+        let (main, shard) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let k = |i: u32| Key::domain("t").u32(i).finish();
+        {
+            let s = Cache::open(shard.path()).unwrap();
+            for t in Tree::ALL {
+                s.put(t, &k(t as u32), &(t as u32 * 10));
+            }
+        }
+        let c = Cache::open(main.path()).unwrap();
+        c.put(Tree::Record, &k(99), &1u32);
+        assert_eq!(c.import(shard.path()).unwrap(), Tree::ALL.len());
+        for t in Tree::ALL {
+            assert_eq!(c.get::<u32>(t, &k(t as u32)), Some(t as u32 * 10), "{t:?}");
+        }
+        assert_eq!(
+            c.get::<u32>(Tree::Record, &k(99)),
+            Some(1),
+            "its own entries stay"
+        );
+        // The shard's store is closed again: it opens.
+        drop(Cache::open(shard.path()).unwrap());
     }
 
     #[test]

@@ -21,6 +21,56 @@ use std::path::{Path, PathBuf};
 /// Each page file starts with the blake3 of the rest.
 const CHECKSUM_LEN: usize = 32;
 
+/// The pages of one page file; none when there is no file. A file whose
+/// checksum does not match its content (changed on disk, cut short) is an
+/// error, never pages that were not read.
+fn read_file(path: &Path) -> io::Result<Vec<PageText>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let invalid = |msg: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {msg}", path.display()),
+        )
+    };
+    if bytes.len() < CHECKSUM_LEN {
+        return Err(invalid("page cache file cut short"));
+    }
+    let (sum, payload) = bytes.split_at(CHECKSUM_LEN);
+    if blake3::hash(payload).as_bytes() != sum {
+        return Err(invalid("page cache file damaged: checksum mismatch"));
+    }
+    postcard::from_bytes(payload).map_err(|e| invalid(&e.to_string()))
+}
+
+/// Adds `pages` to the page file at `path` (a page read again replaces
+/// the stored one; a damaged file is started afresh), replacing the file
+/// by a rename.
+fn merge_into(path: &Path, pages: impl IntoIterator<Item = PageText>) -> io::Result<()> {
+    let mut all: BTreeMap<u32, PageText> = read_file(path)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| (p.index, p))
+        .collect();
+    for p in pages {
+        all.insert(p.index, p);
+    }
+    let all: Vec<&PageText> = all.values().collect();
+    let bytes =
+        postcard::to_stdvec(&all).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let dir = path.parent().expect("page files live in a folder");
+    std::fs::create_dir_all(dir)?;
+    // A cache file: no fsync, a crash loses pages that are read again.
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(blake3::hash(&bytes).as_bytes())?;
+    tmp.write_all(&bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// The folder of page files.
 #[derive(Debug, Clone)]
 pub(crate) struct PageStore {
@@ -45,26 +95,7 @@ impl PageStore {
     /// file whose checksum does not match its content (changed on disk,
     /// cut short) is an error, never pages that were not read.
     pub(crate) fn get(&self, hash: &DocHash, inspect_version: u32) -> io::Result<Vec<PageText>> {
-        let path = self.path(hash, inspect_version);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let invalid = |msg: &str| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: {msg}", path.display()),
-            )
-        };
-        if bytes.len() < CHECKSUM_LEN {
-            return Err(invalid("page cache file cut short"));
-        }
-        let (sum, payload) = bytes.split_at(CHECKSUM_LEN);
-        if blake3::hash(payload).as_bytes() != sum {
-            return Err(invalid("page cache file damaged: checksum mismatch"));
-        }
-        postcard::from_bytes(payload).map_err(|e| invalid(&e.to_string()))
+        read_file(&self.path(hash, inspect_version))
     }
 
     /// Adds `pages` to the document's file (a page read again replaces the
@@ -78,27 +109,43 @@ impl PageStore {
         if pages.is_empty() {
             return Ok(());
         }
-        let path = self.path(hash, inspect_version);
-        let mut all: BTreeMap<u32, PageText> = self
-            .get(hash, inspect_version)
-            .unwrap_or_default()
+        merge_into(&self.path(hash, inspect_version), pages.iter().cloned())
+    }
+
+    /// Brings in the page files of `other` (a shard's cache, `merge`):
+    /// a document this store lacks gets the other's file (hard-linked
+    /// where possible, which is safe as files are only ever replaced,
+    /// never changed in place); one both have gets the pages of both.
+    /// Returns how many documents' files were brought in. A damaged file
+    /// of the other store is skipped (its pages are read again).
+    pub(crate) fn import(&self, other: &PageStore) -> io::Result<usize> {
+        let mut n = 0;
+        for sub in std::fs::read_dir(&other.dir)
             .into_iter()
-            .map(|p| (p.index, p))
-            .collect();
-        for p in pages {
-            all.insert(p.index, p.clone());
+            .flatten()
+            .flatten()
+        {
+            for file in std::fs::read_dir(sub.path())?.flatten() {
+                let from = file.path();
+                // `.tmp*`: a page file being written when a kill came.
+                let hidden = file.file_name().to_string_lossy().starts_with('.');
+                if hidden || !file.file_type()?.is_file() {
+                    continue;
+                }
+                let to = self.dir.join(sub.file_name()).join(file.file_name());
+                if to.exists() {
+                    match read_file(&from) {
+                        Ok(theirs) => merge_into(&to, theirs)?,
+                        Err(_) => continue,
+                    }
+                } else {
+                    std::fs::create_dir_all(to.parent().expect("page files live in a folder"))?;
+                    crate::write::link_or_copy(&from, &to)?;
+                }
+                n += 1;
+            }
         }
-        let all: Vec<&PageText> = all.values().collect();
-        let bytes =
-            postcard::to_stdvec(&all).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        let dir = path.parent().expect("page files live in a folder");
-        std::fs::create_dir_all(dir)?;
-        // A cache file: no fsync, a crash loses pages that are read again.
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(blake3::hash(&bytes).as_bytes())?;
-        tmp.write_all(&bytes)?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        Ok(n)
     }
 
     /// Number of page files and their bytes.
@@ -212,5 +259,32 @@ mod tests {
 
         PageStore::clear(t.path()).unwrap();
         assert_eq!(store.stats(), (0, 0));
+    }
+
+    #[test]
+    fn import_brings_new_documents_and_merges_shared_ones() {
+        let (mine, theirs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a, b) = (DocHash([1; 32]), DocHash([2; 32]));
+        let main = PageStore::new(mine.path());
+        let shard = PageStore::new(theirs.path());
+        main.put(&a, 1, &[page(0, "zero")]).unwrap();
+        shard.put(&a, 1, &[page(2, "two")]).unwrap();
+        shard.put(&b, 1, &[page(0, "only in the shard")]).unwrap();
+        assert_eq!(main.import(&shard).unwrap(), 2);
+        let indices = |h| {
+            main.get(h, 1)
+                .unwrap()
+                .iter()
+                .map(|p| p.index)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(indices(&a), [0, 2]);
+        assert_eq!(
+            main.get(&b, 1).unwrap()[0].lines[0].text,
+            "only in the shard"
+        );
+        // The shard's own files are untouched by later changes of the main store.
+        main.put(&b, 1, &[page(1, "one")]).unwrap();
+        assert_eq!(shard.get(&b, 1).unwrap().len(), 1);
     }
 }

@@ -81,6 +81,12 @@ impl Stop {
         }
     }
 
+    /// Whether the run got through every document it found (no Ctrl-C or
+    /// termination signal, no installation error).
+    pub fn complete(&self) -> bool {
+        !self.stopping()
+    }
+
     /// The run's exit status.
     pub fn status(&self, summary: &Summary, reporter: &dyn Reporter) -> ExitStatus {
         if self.fatal.load(Ordering::Relaxed) {

@@ -35,7 +35,15 @@ impl<'a, 'o> Outputs<'a, 'o> {
     /// Progress for a document that is done, and with `-v` where each
     /// stage's result came from (`-vv`: the top candidates per field).
     /// Returns the document's counts.
+    ///
+    /// A shard of a sharded run first makes a computed record durable in
+    /// its cache (one sled flush, instead of sled's flush every 2 s), so
+    /// that no document it reported is computed again after a scheduler
+    /// kills and restarts it (preemption, a time limit, a lost node).
     pub fn progress(&self, doc: &Done, file: &PdfFile) -> Summary {
+        if self.env.opts.shard.is_some() && !doc.cached() {
+            self.env.cache.flush();
+        }
         let (reporter, verbose) = (self.env.reporter, self.env.opts.verbose);
         let counts = Summary::of(&doc.work);
         reporter.pages_done(counts.pages_read + counts.ocr_pages);
@@ -88,9 +96,10 @@ impl<'a, 'o> Outputs<'a, 'o> {
     }
 
     /// Closes `records.jsonl`, writes `review.html` from it, clears the
-    /// bars, flushes the cache, writes `summary.md` and points `latest` at
-    /// this run. Returns the run's time in seconds.
-    pub fn finish(self, summary: &Summary, started: Instant) -> Result<f64> {
+    /// bars, flushes the cache, writes `summary.md` and `summary.json`
+    /// (`complete`: every file found was processed) and points `latest`
+    /// at this run. Returns the run's time in seconds.
+    pub fn finish(self, summary: &Summary, started: Instant, complete: bool) -> Result<f64> {
         self.records.finish()?;
         let offset = self.env.settings.page_num_offset;
         if let Err(e) = crate::review::write_page(&self.run_dir.path, offset) {
@@ -107,6 +116,13 @@ impl<'a, 'o> Outputs<'a, 'o> {
             summary.markdown(&self.run_dir.id, seconds, dry_run),
         )
         .context("writing summary.md")?;
+        self.run_dir.write_end(&crate::runs::RunEnd {
+            run_id: self.run_dir.id.clone(),
+            seconds,
+            dry_run,
+            complete,
+            summary: summary.clone(),
+        })?;
         self.run_dir.mark_latest()?;
         Ok(seconds)
     }

@@ -27,13 +27,19 @@ pub(super) struct Job<'f> {
 /// Before discover sees them: in write mode, settles writes a kill
 /// interrupted; in any run, deletes colophon's own stale temporary files
 /// (the caller holds the project lock, so none belongs to a live process).
-/// A dry run settles nothing: that would change the library.
+/// A dry run settles nothing: that would change the library. A shard
+/// settles its own journal only: the other shards, running beside it, may
+/// own the temporary files (`merge` deletes those left over).
 pub(super) fn settle_leftovers(env: &Env) -> Result<()> {
     let (paths, settings, reporter) = (env.paths, env.settings, env.reporter);
-    let cleanup = if settings.write_pdf_changes {
-        crate::write::cleanup_leftovers(&paths.data_dir, &paths.cache_dir, settings)?
-    } else {
-        crate::write::remove_stale_temps(&paths.data_dir, settings)
+    let sharded = env.opts.shard.is_some();
+    let cleanup = match (settings.write_pdf_changes, sharded) {
+        (true, false) => {
+            crate::write::cleanup_leftovers(&paths.data_dir, &paths.cache_dir, settings)?
+        }
+        (true, true) => crate::write::settle_journals(&paths.cache_dir)?,
+        (false, false) => crate::write::remove_stale_temps(&paths.data_dir, settings),
+        (false, true) => crate::write::CleanupReport::default(),
     };
     for p in cleanup.completed.iter().chain(&cleanup.abandoned) {
         reporter.message(&format!("settled an interrupted write of {}", p.display()));
@@ -44,11 +50,18 @@ pub(super) fn settle_leftovers(env: &Env) -> Result<()> {
     Ok(())
 }
 
-/// Stage 1: the PDFs of the data folder, or the files given to `show`.
+/// Stage 1: the PDFs of the data folder (of a sharded run, those of its
+/// shard), or the files given to `show`.
 pub(super) fn discover(env: &Env, selection: Selection) -> Result<Vec<PdfFile>> {
     let (data_dir, ignore) = (&env.paths.data_dir, &env.settings.runtime_ignore_dir_name);
     match selection {
-        Selection::DataFolder => discover::discover(data_dir, ignore, &|w| env.reporter.message(w)),
+        Selection::DataFolder => {
+            let mut files = discover::discover(data_dir, ignore, &|w| env.reporter.message(w))?;
+            if let Some(shard) = env.opts.shard {
+                files.retain(|f| shard.contains(&f.rel));
+            }
+            Ok(files)
+        }
         Selection::Files(list) => given_files(data_dir, &list, ignore),
     }
 }

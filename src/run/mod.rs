@@ -80,7 +80,7 @@ pub fn run(
         }
         exports.finish()
     })?;
-    let seconds = out.finish(&summary, started)?;
+    let seconds = out.finish(&summary, started, stop.complete())?;
     let left = pruner.finish(&run_dir, started, QUIT.load(Ordering::Relaxed));
     emit::closing_lines(env, &summary, seconds, left, &run_dir);
     let status = stop.status(&summary, env.reporter);

@@ -46,6 +46,23 @@ pub fn write_or_link(path: &Path, content: &[u8], same: Option<&Path>) -> io::Re
     fs::write(path, content)
 }
 
+/// A hard link at `to` to the file `from`, or a copy (renamed into place)
+/// where links are not possible (another file system). For files that are
+/// only ever replaced, never changed in place (cache and run files): the
+/// two names share their content.
+pub fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
+    match fs::hard_link(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(_) => {
+            let tmp = tempfile::NamedTempFile::new_in(parent_of(to))?;
+            fs::copy(from, tmp.path())?;
+            tmp.persist(to).map_err(|e| e.error)?;
+            Ok(())
+        }
+    }
+}
+
 /// Makes the entries of `dir` (creations, renames, unlinks) durable.
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]

@@ -177,6 +177,12 @@ impl Journal {
     fn append(&self, line: &Line) -> io::Result<()> {
         let mut text = serde_json::to_string(line).map_err(io::Error::other)?;
         text.push('\n');
+        self.append_text(text)
+    }
+
+    /// Appends whole lines (`text` ends with a newline) in one write, then
+    /// fsyncs.
+    fn append_text(&self, mut text: String) -> io::Result<()> {
         let _guard = APPEND_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let dir = self.path.parent().expect("journal path has a parent");
         let created = !self.path.exists();
@@ -205,6 +211,42 @@ impl Journal {
             super::fsutil::sync_dir(dir)?;
         }
         Ok(())
+    }
+
+    /// Moves this journal (a shard's run) to the end of `into` (the
+    /// merged run's, `colophon merge`), its writes renamed to `run_id`:
+    /// every write keeps one journal, so `undo` of the merged run reverses
+    /// the writes of every shard, and none can be undone twice. Damaged
+    /// lines stay behind (in this file's `.damaged` companion). Appended
+    /// and fsynced before this file is removed: a crash in between leaves
+    /// the writes in both, where the second undo finds them undone.
+    /// Returns the number of writes moved.
+    pub fn move_into(&self, into: &Journal, run_id: &str) -> io::Result<usize> {
+        let bytes = match fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let (mut text, mut writes) = (String::new(), 0);
+        for line in bytes.split(|&b| b == b'\n') {
+            let Some(mut parsed) = std::str::from_utf8(line)
+                .ok()
+                .and_then(|l| serde_json::from_str::<Line>(l).ok())
+            else {
+                continue;
+            };
+            if let Line::Write(e) = &mut parsed {
+                e.run_id = run_id.to_string();
+                writes += 1;
+            }
+            text.push_str(&serde_json::to_string(&parsed).map_err(io::Error::other)?);
+            text.push('\n');
+        }
+        if !text.is_empty() {
+            into.append_text(text)?;
+        }
+        fs::remove_file(&self.path)?;
+        Ok(writes)
     }
 
     /// Entries inside the project in the order written, each with its
@@ -347,9 +389,11 @@ impl Journal {
     }
 }
 
-/// The project root of the cache folder `cache_dir` (`<root>/cache`, SPEC 2).
+/// The project root of the cache folder `cache_dir` (`<root>/cache`, SPEC 2,
+/// or a shard's `<root>/cache/shards/<N>/<I>`: a shard's journal names the
+/// project's files, so that `merge` can move it to the project's journals).
 pub(crate) fn root_of(cache_dir: &Path) -> PathBuf {
-    match cache_dir.parent() {
+    match crate::shard::main_cache_dir(cache_dir).parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }

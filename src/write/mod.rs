@@ -62,10 +62,12 @@ mod undo;
 mod xmp;
 
 pub use annotations::{annotation_paths, render_json, render_markdown, write_annotations};
-pub use fsutil::{TEMP_PREFIX, is_temp_file, write_or_link};
-pub use journal::journal_dir;
+pub use fsutil::{TEMP_PREFIX, is_temp_file, link_or_copy, write_or_link};
+pub use journal::{Journal, journal_dir};
 pub use pdf::Refusal;
-pub use undo::{CleanupReport, UndoReport, cleanup_leftovers, remove_stale_temps, undo};
+pub use undo::{
+    CleanupReport, UndoReport, cleanup_leftovers, remove_stale_temps, settle_journals, undo,
+};
 pub use xmp::escape as xml_escape;
 
 use crate::model::{DocHash, PdfFile, Record, Status};
@@ -73,7 +75,7 @@ use crate::name;
 use crate::settings::Settings;
 use anyhow::{Context, Result, bail};
 use base64::Engine as _;
-use journal::{AnnotationBackup, Journal, WriteEntry};
+use journal::{AnnotationBackup, WriteEntry};
 use std::fmt;
 use std::fs;
 use std::io::{self, Write};

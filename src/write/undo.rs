@@ -60,12 +60,21 @@ pub fn cleanup_leftovers(
     cache_dir: &Path,
     settings: &Settings,
 ) -> Result<CleanupReport> {
+    let mut report = settle_journals(cache_dir)?;
+    sweep(data_dir, settings, &mut report);
+    Ok(report)
+}
+
+/// Settles every unfinished entry of the journals in `cache_dir` (setting
+/// damaged journal lines aside), and nothing else: what a shard of a
+/// sharded run does, as the temporary files under `data/` may belong to
+/// its sibling shards, running now (`merge` sweeps them afterwards).
+pub fn settle_journals(cache_dir: &Path) -> Result<CleanupReport> {
     let mut report = CleanupReport::default();
     for j in journal::all_journals(cache_dir)? {
         repair(&j, &mut report.warnings);
         settle(&j, &mut report)?;
     }
-    sweep(data_dir, settings, &mut report);
     Ok(report)
 }
 

@@ -20,4 +20,5 @@ mod ocr;
 mod online;
 mod reliability;
 mod review;
+mod shard;
 mod vision;

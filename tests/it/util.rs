@@ -61,6 +61,9 @@ impl TestProject {
                 || k == "WRITE_PDF_CHANGES"
                 || k == "ANALYZE_WITH_VISION"
                 || k == "MIN_CONFIDENCE"
+                || k == "SHARDS"
+                || k.starts_with("SLURM_ARRAY_")
+                || k == "JOB_COMPLETION_INDEX"
             {
                 c.env_remove(k);
             }
