@@ -299,11 +299,13 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
     }
 }
 
-/// `colophon vlm-check`: is the backend up and the model there?
+/// `colophon vlm-check`: is every backend up and the model there?
 fn vlm_check(settings: &Settings) -> Result<ExitStatus> {
-    let check = crate::vision::vlm_check(settings);
-    println!("{}", check.message);
-    Ok(if check.ok() {
+    let checks = crate::vision::vlm_check_hosts(settings);
+    for check in &checks {
+        println!("{}", check.message);
+    }
+    Ok(if checks.iter().all(|c| c.ok()) {
         ExitStatus::Success
     } else {
         ExitStatus::SomeFailed

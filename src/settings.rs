@@ -147,6 +147,10 @@ pub struct Settings {
     pub vlm_retry_delay: f64,
     /// `VLM_ENDPOINT`: full chat URL; default `http://localhost:{VLM_PORT}/api/chat`.
     pub vlm_endpoint: String,
+    /// `VLM_ENDPOINTS`: several chat URLs the pool shares by load, each
+    /// switched off alone when it is down (`vision::hosts`); empty = the
+    /// one `VLM_ENDPOINT`.
+    pub vlm_endpoints: Vec<String>,
     /// `VLM_CONCURRENCY`: size of the fixed pool of vision callers.
     pub vlm_concurrency: usize,
     /// `VISION_ANALYSIS_THRESHOLDS`
@@ -205,6 +209,7 @@ impl Default for Settings {
             vlm_max_retries: 3,
             vlm_retry_delay: 1.0,
             vlm_endpoint: "http://localhost:11434/api/chat".to_string(),
+            vlm_endpoints: Vec::new(),
             vlm_concurrency: 2,
             vision_thresholds: VisionThresholds::default(),
             runtime_ignore_dir_name: "_ignore".to_string(),
@@ -357,6 +362,10 @@ enum Kind {
     Choice(&'static [&'static str]),
     /// An http(s) URL.
     Url,
+    /// A list of distinct http(s) URLs: a TOML array of strings, or one
+    /// string of them separated by commas or spaces (an environment
+    /// variable's form).
+    UrlList,
     /// A non-empty string.
     Text,
     /// A single directory name (no separators).
@@ -381,6 +390,7 @@ enum Typed {
     Int(i64),
     Float(f64),
     Str(String),
+    List(Vec<String>),
 }
 
 impl Typed {
@@ -408,6 +418,12 @@ impl Typed {
         match self {
             Typed::Str(s) => s.clone(),
             other => unreachable!("kind-checked string, got {other:?}"),
+        }
+    }
+    fn list(&self) -> Vec<String> {
+        match self {
+            Typed::List(l) => l.clone(),
+            other => unreachable!("kind-checked list, got {other:?}"),
         }
     }
 }
@@ -449,6 +465,7 @@ impl Kind {
             (Kind::Url, _) => Err(
                 "must be an http:// or https:// URL such as http://localhost:11434/api/chat".into(),
             ),
+            (Kind::UrlList, value) => url_list(value).map(Typed::List),
             (Kind::Text, V::String(s)) if !s.trim().is_empty() => Ok(Typed::Str(s.clone())),
             (Kind::Text, _) => Err("must be a non-empty string".into()),
             (Kind::DirName, V::String(s)) if is_dir_name(s) => Ok(Typed::Str(s.clone())),
@@ -495,6 +512,10 @@ impl Kind {
                         .unwrap_or_default()
                 })
             }
+            // A JSON array of URLs, as well as the plain list `check` splits.
+            Kind::UrlList if t.starts_with('[') => serde_json::from_str::<Vec<String>>(t)
+                .map(|urls| V::Array(urls.into_iter().map(V::String).collect()))
+                .map_err(|_| url_list(&V::Boolean(false)).unwrap_err()),
             _ => Ok(V::String(text.to_string())),
         }
     }
@@ -590,6 +611,36 @@ fn is_email(s: &str) -> bool {
             c.is_ascii_graphic() && !matches!(c, '(' | ')' | '<' | '>' | ',' | ';' | '"' | '\\')
         })
 }
+
+/// The URLs of a `VLM_ENDPOINTS` value; `Err` says what is allowed.
+fn url_list(value: &toml::Value) -> Result<Vec<String>, String> {
+    let allowed = || {
+        "must be a list of distinct http:// or https:// URLs, such as \
+         [\"http://gpu1:11434/api/chat\", \"http://gpu2:11434/api/chat\"] (in the \
+         environment: separated by commas)"
+            .to_string()
+    };
+    let urls: Vec<String> = match value {
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(allowed))
+            .collect::<Result<_, _>>()?,
+        toml::Value::String(s) => s
+            .split([',', ' ', '\n', '\t'])
+            .filter(|u| !u.is_empty())
+            .map(str::to_string)
+            .collect(),
+        _ => return Err(allowed()),
+    };
+    let distinct = urls.iter().enumerate().all(|(i, u)| !urls[..i].contains(u));
+    if urls.len() > MAX_VLM_HOSTS || !distinct || !urls.iter().all(|u| is_http_url(u)) {
+        return Err(allowed() + &format!(", at most {MAX_VLM_HOSTS}"));
+    }
+    Ok(urls)
+}
+
+/// The most vision hosts `VLM_ENDPOINTS` may list.
+const MAX_VLM_HOSTS: usize = 64;
 
 fn is_dir_name(s: &str) -> bool {
     !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0'])
@@ -736,6 +787,20 @@ const LEAVES: &[Leaf] = &[
         kind: Kind::Url,
         set: |s, v| s.vlm_endpoint = v.string(),
         get: |s| toml::Value::String(s.vlm_endpoint.clone()),
+    },
+    Leaf {
+        key: "VLM_ENDPOINTS",
+        kind: Kind::UrlList,
+        set: |s, v| s.vlm_endpoints = v.list(),
+        get: |s| {
+            toml::Value::Array(
+                s.vlm_endpoints
+                    .iter()
+                    .cloned()
+                    .map(toml::Value::String)
+                    .collect(),
+            )
+        },
     },
     Leaf {
         key: "VLM_CONCURRENCY",
@@ -1310,6 +1375,16 @@ impl Settings {
         Ok((layers.settings, layers.provenance))
     }
 
+    /// The vision hosts of a run: `VLM_ENDPOINTS` when it lists any, else
+    /// the one `VLM_ENDPOINT`.
+    pub fn vlm_hosts(&self) -> Vec<String> {
+        if self.vlm_endpoints.is_empty() {
+            vec![self.vlm_endpoint.clone()]
+        } else {
+            self.vlm_endpoints.clone()
+        }
+    }
+
     /// Reads `colophon.toml` under `root`, then resolves with the process
     /// environment and `flags` (see [`Settings::resolve`]).
     pub fn load(flags: &Overrides, root: &Path) -> Result<(Settings, Provenance), SettingsError> {
@@ -1874,6 +1949,46 @@ mod tests {
     }
 
     #[test]
+    fn vision_hosts_are_a_list_of_distinct_urls() {
+        let a = "http://gpu1:11434/api/chat";
+        let b = "http://10.0.0.2:11434/api/chat";
+        let (s, _) = from_file(&format!("VLM_ENDPOINTS = [\"{a}\", \"{b}\"]")).unwrap();
+        assert_eq!(s.vlm_endpoints, [a, b]);
+        assert_eq!(s.vlm_hosts(), [a, b]);
+        // In the environment: separated by commas or spaces, or a JSON array.
+        for text in [
+            "http://gpu1:11434/api/chat, http://10.0.0.2:11434/api/chat",
+            "http://gpu1:11434/api/chat http://10.0.0.2:11434/api/chat",
+            r#"["http://gpu1:11434/api/chat","http://10.0.0.2:11434/api/chat"]"#,
+        ] {
+            let s = Settings::resolve(
+                &Overrides::default(),
+                |k| (k == "VLM_ENDPOINTS").then(|| text.to_string()),
+                None,
+            )
+            .unwrap();
+            assert_eq!(s.vlm_endpoints, [a, b], "{text}");
+        }
+        // None listed: the one VLM_ENDPOINT.
+        let s = Settings::default();
+        assert_eq!(s.vlm_hosts(), std::slice::from_ref(&s.vlm_endpoint));
+        for bad in [
+            format!("VLM_ENDPOINTS = [\"{a}\", \"{a}\"]"),
+            format!("VLM_ENDPOINTS = [\"{a}\", \"gpu2:11434\"]"),
+            "VLM_ENDPOINTS = [1]".to_string(),
+            "VLM_ENDPOINTS = true".to_string(),
+        ] {
+            let err = file_error(&bad);
+            assert!(
+                err.contains("must be a list of distinct http"),
+                "{bad}: {err}"
+            );
+        }
+        let err = env_error(&[("VLM_ENDPOINTS", "[\"http://a\", 3]")]);
+        assert!(err.contains("must be a list of distinct http"), "{err}");
+    }
+
+    #[test]
     fn template_placeholders_are_checked() {
         assert_eq!(
             file_error("FILENAME_TEMPLATE = \"{auther} - {title}\""),
@@ -1952,7 +2067,7 @@ mod tests {
              PAGE_NUM_OFFSET, MIN_CONFIDENCE, WRITE_PDF_CHANGES, MAX_FILENAME_LENGTH, \
              ANALYZE_WITH_VISION, \
              VLM_MODEL, VLM_PORT, VLM_TIMEOUT, VLM_MAX_RETRIES, VLM_RETRY_DELAY, VLM_ENDPOINT, \
-             VLM_CONCURRENCY, RUNTIME_IGNORE_DIR_NAME, FILENAME_TEMPLATE, PDF_TIMEOUT, \
+             VLM_ENDPOINTS, VLM_CONCURRENCY, RUNTIME_IGNORE_DIR_NAME, FILENAME_TEMPLATE, PDF_TIMEOUT, \
              OCR_LANGUAGES, OCR_DPI, ONLINE_LOOKUP, ONLINE_CONTACT, ONLINE_TIMEOUT, \
              ONLINE_NEGATIVE_TTL_DAYS, ONLINE_OPENLIBRARY_URL, ONLINE_DOI_URL, ONLINE_CROSSREF_URL, \
              ONLINE_LOC_URL, SHARDS, MATTER_CONFIG, VISION_ANALYSIS_THRESHOLDS, ONLINE_RATE_LIMITS"

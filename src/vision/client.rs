@@ -245,8 +245,14 @@ impl VisionClient {
 
     /// `VLM_ENDPOINT`, `VLM_MODEL`, `VLM_TIMEOUT`, `VLM_MAX_RETRIES`, `VLM_RETRY_DELAY`.
     pub fn from_settings(settings: &Settings) -> VisionClient {
+        VisionClient::for_endpoint(settings, &settings.vlm_endpoint)
+    }
+
+    /// [`from_settings`](Self::from_settings) for another `endpoint` (one
+    /// of `VLM_ENDPOINTS`).
+    pub fn for_endpoint(settings: &Settings, endpoint: &str) -> VisionClient {
         VisionClient::new(
-            &settings.vlm_endpoint,
+            endpoint,
             &settings.vlm_model,
             Duration::from_secs_f64(settings.vlm_timeout.max(0.0)),
             settings.vlm_max_retries,
@@ -447,17 +453,32 @@ pub fn show_url(endpoint: &str) -> Option<String> {
 /// backend (see [`show_url`]). 200 means the model is there, 404 that the
 /// backend is up without it; anything else is reported as it is.
 pub fn vlm_check(settings: &Settings) -> CheckResult {
+    check_endpoint(settings, &settings.vlm_endpoint)
+}
+
+/// [`vlm_check`] of every vision host of the run (`VLM_ENDPOINTS`, else
+/// `VLM_ENDPOINT`), in order.
+pub fn vlm_check_hosts(settings: &Settings) -> Vec<CheckResult> {
+    settings
+        .vlm_hosts()
+        .iter()
+        .map(|endpoint| check_endpoint(settings, endpoint))
+        .collect()
+}
+
+/// [`vlm_check`] of the backend at the chat URL `endpoint`.
+fn check_endpoint(settings: &Settings, endpoint: &str) -> CheckResult {
     let model = settings.vlm_model.clone();
-    let Some(url) = show_url(&settings.vlm_endpoint) else {
+    let Some(url) = show_url(endpoint) else {
         return CheckResult {
-            url: settings.vlm_endpoint.clone(),
+            url: endpoint.to_string(),
             model,
             backend_up: false,
             model_present: false,
             message: format!(
-                "VLM_ENDPOINT {:?} is not an http(s) URL; set it to the chat URL of the \
+                "VLM_ENDPOINT {endpoint:?} is not an http(s) URL; set it to the chat URL of the \
                  backend, e.g. http://localhost:{}/api/chat",
-                settings.vlm_endpoint, settings.vlm_port
+                settings.vlm_port
             ),
         };
     };

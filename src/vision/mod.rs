@@ -15,6 +15,9 @@
 //!   bounded channel, so CPU stages keep running while the model works; it
 //!   consults an [`AnswerStore`](pool::AnswerStore) first, so a rerun sends
 //!   nothing, and switches vision off when the backend is unreachable.
+//! - [`hosts`] shares the pool's callers over several backends
+//!   (`VLM_ENDPOINTS`) by least outstanding requests, with a circuit
+//!   breaker per host.
 //! - [`client`] speaks HTTP (ureq) with retries and timeouts, and checks the
 //!   backend and model for `colophon vlm-check`.
 //! - [`answer`] reads the response body (one JSON object or NDJSON) and the
@@ -26,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod answer;
 pub mod client;
+pub mod hosts;
 pub mod image;
 pub mod pool;
 
@@ -35,7 +39,7 @@ pub mod pool;
 pub(crate) mod fake_ollama;
 
 pub use answer::Answer;
-pub use client::{CheckResult, Diagnostics, VisionClient, VisionError, vlm_check};
+pub use client::{CheckResult, Diagnostics, VisionClient, VisionError, vlm_check, vlm_check_hosts};
 pub use image::{EncodedImage, PageRef};
 pub use pool::{
     AnswerStore, MemoryStore, NoStore, Outcome, PoolStats, SkipReason, VisionJob, VisionPool,

@@ -23,13 +23,14 @@
 use super::VisionKey;
 use super::answer::Answer;
 use super::client::{Diagnostics, VisionClient, VisionError};
+use super::hosts::{Hosts, Tripped};
 use super::image::EncodedImage;
 use crate::model::Candidate;
 use crossbeam_channel::{Receiver, SendError, Sender, TrySendError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -198,16 +199,14 @@ pub struct PoolStats {
 
 /// State shared by the workers.
 struct Shared {
-    client: VisionClient,
+    /// The backends (`VLM_ENDPOINTS`, or the one `VLM_ENDPOINT`).
+    hosts: Hosts,
     store: Arc<dyn AnswerStore>,
     /// Vision switched off for the rest of the run.
     off: AtomicBool,
     cancelled: AtomicBool,
     /// The run's quit flag (Ctrl-C): set, the pool is cancelled.
     quit: Option<&'static AtomicBool>,
-    /// Pages in a row whose attempts all failed to connect / timed out.
-    /// Any answer (even an HTTP error: the backend is there) resets it.
-    unreachable_streak: AtomicUsize,
     requests: AtomicU64,
     answered: AtomicU64,
     cached: AtomicU64,
@@ -245,17 +244,27 @@ impl<T: Send + 'static> VisionPool<T> {
         store: Arc<dyn AnswerStore>,
         quit: Option<&'static AtomicBool>,
     ) -> VisionPool<T> {
+        Self::start_hosts(vec![client], concurrency, store, quit)
+    }
+
+    /// A pool of `concurrency` callers sharing the backends of `clients`
+    /// (at least one; see [`Hosts`]), cancelled as soon as `quit` is set.
+    pub fn start_hosts(
+        clients: Vec<VisionClient>,
+        concurrency: usize,
+        store: Arc<dyn AnswerStore>,
+        quit: Option<&'static AtomicBool>,
+    ) -> VisionPool<T> {
         let n = concurrency.max(1);
         // 2n queued pages: enough that a worker never waits for the next
         // page to be rendered, few enough that encoded images don't pile up.
         let (job_tx, job_rx) = crossbeam_channel::bounded::<VisionJob<T>>(2 * n);
         let shared = Arc::new(Shared {
-            client,
+            hosts: Hosts::new(clients, UNREACHABLE_AFTER),
             store,
             off: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
             quit,
-            unreachable_streak: AtomicUsize::new(0),
             requests: AtomicU64::new(0),
             answered: AtomicU64::new(0),
             cached: AtomicU64::new(0),
@@ -279,19 +288,25 @@ impl<T: Send + 'static> VisionPool<T> {
         }
     }
 
-    /// A pool for `VLM_CONCURRENCY` callers with the client of
+    /// A pool for `VLM_CONCURRENCY` callers sharing the hosts of
+    /// `VLM_ENDPOINTS` (or `VLM_ENDPOINT`), clients as
     /// [`VisionClient::from_settings`], cancelled when `quit` is set.
     pub fn from_settings(
         settings: &crate::settings::Settings,
         store: Arc<dyn AnswerStore>,
         quit: &'static AtomicBool,
     ) -> VisionPool<T> {
-        Self::start_with_quit(
-            VisionClient::from_settings(settings),
-            settings.vlm_concurrency,
-            store,
-            Some(quit),
-        )
+        let clients = settings
+            .vlm_hosts()
+            .iter()
+            .map(|endpoint| VisionClient::for_endpoint(settings, endpoint))
+            .collect();
+        Self::start_hosts(clients, settings.vlm_concurrency, store, Some(quit))
+    }
+
+    /// Pages sent to each host so far, by endpoint.
+    pub fn sent_per_host(&self) -> Vec<(String, u64)> {
+        self.shared.hosts.sent()
     }
 
     /// Jobs waiting for a caller (for a "vision queue" progress bar).
@@ -377,12 +392,12 @@ impl<T> Drop for VisionPool<T> {
 fn worker<T>(shared: &Shared, jobs: Receiver<VisionJob<T>>) {
     for job in jobs {
         let VisionJob { tag, image, reply } = job;
-        let key = VisionKey::new(&image, shared.client.model());
+        let key = VisionKey::new(&image, shared.hosts.first().model());
         let (outcome, diagnostics, switched_off) =
             match catch_unwind(AssertUnwindSafe(|| process(shared, &image, &key))) {
                 Ok(done) => done,
                 Err(_) => {
-                    let mut d = shared.client.diagnostics_for(&image, &key);
+                    let mut d = shared.hosts.first().diagnostics_for(&image, &key);
                     let e = VisionError::BadBody("internal error while reading the answer".into());
                     d.outcome = "failed".into();
                     d.error = Some(e.to_string());
@@ -412,7 +427,7 @@ fn process(
     image: &EncodedImage,
     key: &VisionKey,
 ) -> (Outcome, Diagnostics, Option<String>) {
-    let client = &shared.client;
+    let client = shared.hosts.first();
     let skip = |reason: SkipReason| {
         let mut d = client.diagnostics_for(image, key);
         d.outcome = "skipped".into();
@@ -433,40 +448,84 @@ fn process(
     if shared.off.load(Ordering::SeqCst) {
         return skip(SkipReason::VisionOff);
     }
-    let give_up = || shared.off.load(Ordering::SeqCst) || shared.cancelled();
-    let exchange = client.ask_until(image, &give_up);
-    let mut d = exchange.diagnostics;
-    shared
-        .requests
-        .fetch_add(d.attempts.len() as u64, Ordering::Relaxed);
-    match exchange.result {
-        Ok(text) => {
-            shared.unreachable_streak.store(0, Ordering::SeqCst);
-            shared.store.put(key, &text);
-            let answer = Answer::parse(&text);
-            d.outcome = "answered".into();
-            d.fields = Some(answer.clone());
-            (Outcome::Answered(answer), d, None)
-        }
-        Err(e) => {
-            d.outcome = "failed".into();
-            let mut switched_off = None;
-            if e.is_unreachable() || e.is_model_missing() {
-                let streak = shared.unreachable_streak.fetch_add(1, Ordering::SeqCst) + 1;
-                // swap: exactly one worker reports the switch.
-                if streak >= UNREACHABLE_AFTER && !shared.off.swap(true, Ordering::SeqCst) {
-                    switched_off = Some(switch_off_message(client, streak, &e));
-                }
-            } else {
-                shared.unreachable_streak.store(0, Ordering::SeqCst);
-            }
-            (Outcome::Failed(e), d, switched_off)
-        }
-    }
+    ask(shared, image, key)
 }
 
-/// The one message printed when vision is switched off, with the fix.
-fn switch_off_message(client: &VisionClient, streak: usize, last: &VisionError) -> String {
+/// Asks the hosts about one page: the least loaded host first, then, when
+/// every attempt there was unreachable, the next host still on that this
+/// page has not tried. The diagnostics list every attempt at every host;
+/// the message returned names each host (or vision) switched off.
+fn ask(
+    shared: &Shared,
+    image: &EncodedImage,
+    key: &VisionKey,
+) -> (Outcome, Diagnostics, Option<String>) {
+    let give_up = || shared.off.load(Ordering::SeqCst) || shared.cancelled();
+    let (mut tried, mut attempts, mut messages) = (Vec::new(), Vec::new(), Vec::new());
+    let mut last = None;
+    while let Some(lease) = shared.hosts.lease(&tried) {
+        let exchange = lease.client().ask_until(image, &give_up);
+        let mut d = exchange.diagnostics;
+        shared
+            .requests
+            .fetch_add(d.attempts.len() as u64, Ordering::Relaxed);
+        attempts.append(&mut d.attempts);
+        match exchange.result {
+            Ok(text) => {
+                shared.hosts.reached(&lease);
+                shared.store.put(key, &text);
+                let answer = Answer::parse(&text);
+                d.outcome = "answered".into();
+                d.fields = Some(answer.clone());
+                d.attempts = attempts;
+                return (Outcome::Answered(answer), d, joined(messages));
+            }
+            Err(e) if !(e.is_unreachable() || e.is_model_missing()) => {
+                // The host is there; the page failed on its own account.
+                shared.hosts.reached(&lease);
+                d.outcome = "failed".into();
+                d.attempts = attempts;
+                return (Outcome::Failed(e), d, joined(messages));
+            }
+            Err(e) => {
+                match shared.hosts.unreachable(&lease, &e) {
+                    Tripped::No => {}
+                    Tripped::Host(msg) => messages.push(msg),
+                    // swap: exactly one worker reports the switch.
+                    Tripped::All if !shared.off.swap(true, Ordering::SeqCst) => {
+                        messages.push(switch_off_message(&shared.hosts, lease.client(), &e));
+                    }
+                    Tripped::All => {}
+                }
+                tried.push(lease.index());
+                last = Some((e, d));
+                if give_up() {
+                    break;
+                }
+            }
+        }
+    }
+    let Some((e, mut d)) = last else {
+        // Every host was switched off before this page got one.
+        let mut d = shared.hosts.first().diagnostics_for(image, key);
+        d.outcome = "skipped".into();
+        d.error = Some(SkipReason::VisionOff.as_str().to_string());
+        return (Outcome::Skipped(SkipReason::VisionOff), d, joined(messages));
+    };
+    d.outcome = "failed".into();
+    d.attempts = attempts;
+    (Outcome::Failed(e), d, joined(messages))
+}
+
+/// The messages of one page's hosts switched off, one per line.
+fn joined(messages: Vec<String>) -> Option<String> {
+    (!messages.is_empty()).then(|| messages.join("\n"))
+}
+
+/// The one message printed when vision is switched off, with the fix:
+/// `client` is the last host that failed, `hosts` all of them.
+fn switch_off_message(hosts: &Hosts, client: &VisionClient, last: &VisionError) -> String {
+    let streak = UNREACHABLE_AFTER;
     let why = if last.is_model_missing() {
         format!(
             "the backend at {} does not have model {} ({last}); download it on the backend \
@@ -474,6 +533,12 @@ fn switch_off_message(client: &VisionClient, streak: usize, last: &VisionError) 
             client.endpoint(),
             client.model(),
             client.model()
+        )
+    } else if hosts.len() > 1 {
+        format!(
+            "none of the backends at {} could be reached ({last}); check them with \
+             `colophon vlm-check` (VLM_ENDPOINTS, VLM_TIMEOUT)",
+            hosts.endpoints()
         )
     } else {
         format!(

@@ -150,13 +150,21 @@ pub fn record_for<'a>(records: &'a [serde_json::Value], path: &str) -> &'a serde
 /// all (a photographed cover: smooth shading and a few blocks, nothing
 /// Tesseract can read).
 pub fn photo_pdf(path: &Path, pages: u32) {
+    photo_pdf_variant(path, pages, 0);
+}
+
+/// [`photo_pdf`] with pictures shaded by `variant`: PDFs of different
+/// variants have no page image in common (each is a vision request of
+/// its own).
+pub fn photo_pdf_variant(path: &Path, pages: u32, variant: u32) {
     let (w, h) = (300u32, 400u32);
     let mut pdf = SyntheticPdf::new();
     for n in 0..pages {
         let mut pixels = Vec::with_capacity((w * h) as usize);
         for y in 0..h {
             for x in 0..w {
-                let shade = ((x + y + n * 40) * 255 / (w + h + 200)) as u8;
+                let shade =
+                    ((x + y + n * 40 + variant * 7) * 255 / (w + h + 200 + variant * 7)) as u8;
                 let block = (x / 60 + y / 80) % 3 == 0;
                 pixels.push(if block { shade / 2 } else { shade });
             }

@@ -2,7 +2,7 @@
 //! 127.0.0.1 that speaks the Ollama protocol (tests/it/fake_ollama.rs),
 //! started by each test and stopped when it is dropped.
 
-use crate::fake_ollama::{FakeOllama, closed_port_endpoint};
+use crate::fake_ollama::{FakeOllama, Reply, closed_port_endpoint};
 use crate::util::{self, TestProject, record_for};
 use std::time::Duration;
 
@@ -215,4 +215,78 @@ fn not_visible_everywhere_adds_nothing_and_vision_off_sends_nothing() {
         2,
         "ANALYZE_WITH_VISION is off by default"
     );
+}
+
+/// Issue 16: two vision hosts share the pages by load; one that stops
+/// halfway is switched off once, and its pages go to the other.
+#[test]
+fn two_hosts_share_the_pages_and_one_that_stops_is_switched_off_once() {
+    let answer = || {
+        Reply::delayed(
+            Duration::from_millis(150),
+            Reply::Answer(COVER_ANSWER.into()),
+        )
+    };
+    let a = FakeOllama::start(move |_, _| answer());
+    let b = FakeOllama::start(move |_, _| answer());
+    let p = TestProject::new();
+    for i in 0..12 {
+        util::photo_pdf_variant(&p.data().join(format!("scan-{i}.pdf")), 1, i + 1);
+    }
+    let b_endpoint = b.endpoint();
+    p.config(&format!(
+        "ANALYZE_WITH_VISION = true\nVLM_ENDPOINTS = [\"{}\", \"{b_endpoint}\"]\n\
+         VLM_CONCURRENCY = 2\nVLM_MAX_RETRIES = 1\nVLM_RETRY_DELAY = 0.05\nVLM_TIMEOUT = 5\nOCR_DPI = 72\n\
+         [MATTER_CONFIG.front]\nmax_pages = 1\n",
+        a.endpoint()
+    ));
+    let mut child = p
+        .cmd()
+        .args(["run", "--json", "--jobs", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop host B once it has answered two pages (12 pages in all): with
+    // ties going to the host sent fewer pages, B is asked first for at
+    // least every other page after that, so it fails three in a row.
+    while b.chat_count() < 2 {
+        if child.try_wait().unwrap().is_some() {
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the run ended before B answered two pages: {}",
+                util::stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (a_before, b_before) = (a.chat_count(), b.chat_count());
+    drop(b);
+    let out = child.wait_with_output().unwrap();
+    util::assert_exit(&out, 0);
+    let records: Vec<serde_json::Value> = util::stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 12);
+    for r in &records {
+        assert_eq!(r["vision"]["pages"], serde_json::json!([1]), "{r:#}");
+        assert_eq!(
+            r["vision"]["failed"],
+            serde_json::json!([]),
+            "no page lost: {r:#}"
+        );
+        assert_eq!(r["status"], "complete");
+    }
+    // Both hosts worked at once before B stopped; A answered the rest.
+    assert!(a_before >= 1, "A idle while B worked: {a_before}");
+    assert_eq!(a.chat_count() + b_before, 12, "every page answered once");
+    let err = util::stderr(&out);
+    assert_eq!(
+        err.matches(&format!("vision host {b_endpoint} switched off"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains("vision switched off"), "{err}");
 }
