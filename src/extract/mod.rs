@@ -19,7 +19,7 @@ pub mod title;
 pub mod year;
 
 /// Bump when any finder changes what it proposes for the same page text.
-pub const EXTRACT_VERSION: u32 = 6;
+pub const EXTRACT_VERSION: u32 = 7;
 
 /// Every candidate the finders see in the document's page text.
 ///

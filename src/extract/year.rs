@@ -56,7 +56,10 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
             _ => p.len(),
         };
         for i in 0..lines {
-            if p.in_references(i) || p.in_also_by(i) {
+            // (A page's header and footer are not in its reference list,
+            // though they follow it: a short paper's first page ends with
+            // its references and a footer that names its venue and year.)
+            if (p.in_references(i) && p.band(i) == Band::Body) || p.in_also_by(i) {
                 continue;
             }
             let t = p.digits(i);
@@ -152,9 +155,12 @@ fn years_in(s: &str) -> Vec<Year> {
         if i - start != 4 {
             continue;
         }
-        // Not part of a decimal number or identifier ("1.2007", "978-...").
+        // Not part of a decimal number or identifier ("1.2007", "978-..."),
+        // unless it ends a day.month.year date ("19.02.2023").
         let before = s[..start].chars().next_back();
-        if before.is_some_and(|c| c == '.' && start >= 2 && b[start - 2].is_ascii_digit()) {
+        if before.is_some_and(|c| c == '.' && start >= 2 && b[start - 2].is_ascii_digit())
+            && !DOTTED_DAY_MONTH.is_match(&s[..start])
+        {
             continue;
         }
         // Nor a report or standard number ("TR-2009-35", "ISO-8601").
@@ -199,6 +205,9 @@ fn years_in(s: &str) -> Vec<Year> {
     out
 }
 
+/// The day and month before the year of a dotted date ("19.02.").
+static DOTTED_DAY_MONTH: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?:^|[^\d.])\d{1,2}\.\s?\d{1,2}\.$").unwrap());
 static RANGE_END: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"^\s*[-–—]\s*(\d{4}|\d{2})(?:[^\d]|$)").unwrap());
 static ISO_REST: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^-\d{2}-\d{2}").unwrap());
@@ -786,6 +795,40 @@ mod tests {
         lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
         let c = run(&[page(0, &lines)], 14);
         assert_eq!(best(&c).unwrap().0, 2019);
+    }
+
+    #[test]
+    fn dotted_dates_and_a_venue_footer_under_the_references() {
+        // A date under the byline, day first with dots.
+        let mut lines: Vec<(&str, f32, f32)> = vec![
+            ("A Study of River Sediments", 18.0, 80.0),
+            ("Greta Almsfeld", 11.0, 110.0),
+            ("19.02.2023", 10.0, 130.0),
+        ];
+        lines.extend((0..20).map(|k| (PROSE, 10.0, 150.0 + 12.0 * k as f32)));
+        let c = run(&[page(0, &lines)], 14);
+        assert_eq!(best(&c).unwrap().0, 2023);
+        assert!(years_in("version 1.2007 of").is_empty(), "a decimal number");
+
+        // A two-page paper: its first page ends with references and a
+        // footer naming the venue.
+        let mut lines: Vec<(&str, f32, f32)> = vec![("A Short Note on Tides", 18.0, 80.0)];
+        lines.extend((0..20).map(|k| (PROSE, 10.0, 110.0 + 12.0 * k as f32)));
+        lines.push(("References", 12.0, 380.0));
+        lines.push((
+            "[1] A. Berg. Tides. Journal of Tides, 3(2), 1–9, 1998.",
+            9.0,
+            400.0,
+        ));
+        lines.push((
+            "[2] B. Lund. More tides. In Proc. Tide Days, 2003.",
+            9.0,
+            412.0,
+        ));
+        lines.push(("TIDES ’16, Kiel, 2016", 7.0, 760.0));
+        let c = run(&[page(0, &lines)], 2);
+        assert_eq!(best(&c).unwrap().0, 2016);
+        assert!(score_of(&c, 1998) < 0.0 && score_of(&c, 2003) < 0.0);
     }
 
     #[test]
