@@ -1115,6 +1115,20 @@ mod tests {
         }
     }
 
+    /// The best candidate's names on a paper's first page: `lines`, then
+    /// 25 lines of running text from `prose_top` down.
+    fn heading_names(mut lines: Vec<TextLine>, prose_top: f32) -> Vec<String> {
+        lines.extend(prose(
+            "We show how the matter at hand can be read by anyone who has time and",
+            prose_top,
+            25,
+            14.0,
+            54.0,
+            378.0,
+        ));
+        names(&best(&[page_of(0, lines)], 12))
+    }
+
     fn best(pages: &[PageText], count: u32) -> Candidate {
         let doc = DocText {
             pages,
@@ -1473,7 +1487,7 @@ mod tests {
     fn paper_authors_each_followed_by_their_own_lines() {
         // One author a line, each with a department and town that read as
         // neither names nor institutions ("Holmwald-Institut, Hamburg").
-        let mut lines = vec![
+        let lines = vec![
             line("Analysis of Historical Newspapers", 17.0, 90.0),
             line("Otto Berghof", 11.0, 125.0),
             line("Holmwald-Institut, Hamburg", 10.0, 139.0),
@@ -1492,18 +1506,8 @@ mod tests {
             line("Received August 2019; Accepted February 2020", 10.0, 259.0),
             line("Abstract", 10.0, 276.0),
         ];
-        lines.extend(prose(
-            "We show how old newspapers can be read by anyone who has a laptop and",
-            290.0,
-            25,
-            14.0,
-            54.0,
-            378.0,
-        ));
-        let pages = [page_of(0, lines)];
-        let c = best(&pages, 12);
         assert_eq!(
-            names(&c),
+            heading_names(lines, 290.0),
             vec![
                 "Otto Berghof",
                 "Rita Sandmeier",
@@ -1521,7 +1525,7 @@ mod tests {
         // Each author over an institution and town in German, French and
         // Russian: the town must not be read as the next author's first
         // name, nor the institution as an author.
-        let mut lines = vec![
+        let lines = vec![
             line("Über die Messung von Flussläufen", 17.0, 90.0),
             line("Greta Almsfeld", 11.0, 125.0),
             line("Forschungszentrum Ostbach, Kassel", 10.0, 139.0),
@@ -1531,17 +1535,9 @@ mod tests {
             line("Университет Северогорск", 10.0, 201.0),
             line("Related Work", 10.0, 230.0),
         ];
-        lines.extend(prose(
-            "We show how old rivers can be measured by anyone who has a boat and",
-            250.0,
-            25,
-            14.0,
-            54.0,
-            378.0,
-        ));
-        let pages = [page_of(0, lines)];
+        let found = heading_names(lines, 250.0);
         assert_eq!(
-            names(&best(&pages, 12)),
+            found,
             vec!["Greta Almsfeld", "Pierre du Clairmont", "Ирина Соколова"]
         );
         for s in [
@@ -1561,7 +1557,7 @@ mod tests {
         // A LaTeX `\and` byline: two names on one baseline 1.3 em apart
         // ("Ulla Berg" is 9 characters of 5 pt at 10 pt), each over its
         // institution.
-        let mut lines = vec![
+        let lines = vec![
             line("Counting Birds from the Shore", 17.0, 90.0),
             line_at("Ulla Berg", 10.0, 125.0, 150.0),
             line_at("Anna de Wit", 10.0, 125.0, 208.0),
@@ -1569,21 +1565,13 @@ mod tests {
             line_at("Westfold University", 10.0, 139.0, 240.0),
             line("Abstract", 10.0, 170.0),
         ];
-        lines.extend(prose(
-            "We show how birds can be counted from the shore by anyone who has",
-            190.0,
-            25,
-            14.0,
-            54.0,
-            378.0,
-        ));
-        let pages = [page_of(0, lines)];
-        assert_eq!(names(&best(&pages, 12)), vec!["Ulla Berg", "Anna de Wit"]);
+        let found = heading_names(lines, 190.0);
+        assert_eq!(found, vec!["Ulla Berg", "Anna de Wit"]);
     }
 
     #[test]
     fn a_name_broken_at_the_end_of_a_names_line_is_read_whole() {
-        let mut lines = vec![
+        let lines = vec![
             line("Tidal Records of the Northern Harbours", 17.0, 90.0),
             line("Otto Berghof1, Rita Sandmeier2, Hans Peter", 11.0, 125.0),
             line("Ellerbeck1, Mia van", 11.0, 139.0),
@@ -1591,17 +1579,9 @@ mod tests {
             line("1Tidewater Institute, Bremen", 10.0, 170.0),
             line("Abstract", 10.0, 190.0),
         ];
-        lines.extend(prose(
-            "We show how tides were written down by harbour masters for years and",
-            210.0,
-            25,
-            14.0,
-            54.0,
-            378.0,
-        ));
-        let pages = [page_of(0, lines)];
+        let found = heading_names(lines, 210.0);
         assert_eq!(
-            names(&best(&pages, 12)),
+            found,
             vec![
                 "Otto Berghof",
                 "Rita Sandmeier",
@@ -1621,7 +1601,7 @@ mod tests {
 
     #[test]
     fn paper_byline_with_superscripts_and_emails() {
-        let mut lines = vec![
+        let lines = vec![
             line("Sparse Grids for Everyone", 17.0, 90.0),
             line(
                 "Jane Q. Public1,2, Max Mustermann2∗ and Chen Wei3",
@@ -1636,20 +1616,8 @@ mod tests {
             line("{jane,max}@example.org", 10.0, 153.0),
             line("Abstract", 10.0, 190.0),
         ];
-        for k in 0..25 {
-            let mut l = line_at(
-                "We show how sparse grids can be used by anyone who has a laptop and",
-                10.0,
-                210.0 + k as f32 * 14.0,
-                54.0,
-            );
-            l.bbox.x1 = 378.0;
-            lines.push(l);
-        }
-        let pages = [page_of(0, lines)];
-        let c = best(&pages, 12);
         assert_eq!(
-            names(&c),
+            heading_names(lines, 210.0),
             vec!["Jane Q. Public", "Max Mustermann", "Chen Wei"]
         );
     }
