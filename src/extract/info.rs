@@ -8,9 +8,9 @@
 //! dropped here. What survives is proposed with a low score: `decide` lets
 //! it win only when the page text agrees or says nothing better.
 
-use super::authors::{parse_names, person_name};
-use super::layout::fold;
+use super::names::{parse_names, person_name};
 use super::pattern::Pattern;
+use super::text::fold;
 use crate::model::{Candidate, Field, InfoMeta, Value, Via};
 use std::sync::LazyLock;
 

@@ -13,8 +13,11 @@ pub mod info;
 pub mod isbn;
 pub mod layout;
 pub mod lccn;
+pub mod lines;
+pub mod names;
 pub mod pattern;
 pub mod publisher;
+pub mod text;
 pub mod title;
 pub mod year;
 

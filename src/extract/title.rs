@@ -22,9 +22,10 @@
 //! title. Library cataloguing data ("Title: X : Y / by ...") and colophon
 //! sentences ("X was published in 2019 by ...") give further candidates.
 
-use super::authors::{LineKind, classify, is_credit_or_connector};
-use super::layout::{Block, Layout, PageLayout, fold, is_cjk, join_lines, tokens};
+use super::layout::{Block, Layout, PageLayout};
+use super::lines::{DATE, GENRE, LABEL, LineKind, NEVER, classify, title_penalty};
 use super::pattern::Pattern;
+use super::text::{fold, is_cjk, join_lines, tokens};
 use crate::model::{Candidate, DocText, Field, Value};
 use std::sync::LazyLock;
 
@@ -49,128 +50,6 @@ pub fn find_in(layout: &Layout) -> Vec<Candidate> {
         statement_titles(pl, &mut out);
     }
     out
-}
-
-static LABEL: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?ix)^(?:contents|table\s+of\s+contents|brief\s+contents|index|preface|foreword|
-        introduction|acknowledge?ments?|abstract|summary|bibliography|references|appendix|
-        glossary|dedication|epilogue|prologue|afterword|notes|colophon|about\s+the\s+authors?|
-        about\s+the\s+editors?|about\s+this\s+book|list\s+of\s+(?:figures|tables|illustrations)|
-        inhaltsverzeichnis|inhalt|vorwort|einleitung|sommaire|table\s+des\s+mati[eè]res|
-        avant-propos|pr[eé]face|[ií]ndice|prefacio|目录|目\s*录|前言|序言|序|后记|出版说明|
-        half[\s-]title|title\s+page|copyright|frontispiece|plates?|illustrations|errata)$",
-    )
-    .unwrap()
-});
-static SECTION: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?ix)^(?:(?:chapter|chapitre|kapitel|cap[ií]tulo|capitolo|part|teil|partie|section|
-        lecture|lesson|unit|appendix|anhang|volume|vol\.|band|tome|tomo|book|livre|buch)
-        \s+(?:\d+|[ivxlc]+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)\b
-        |第\s*\S{1,3}\s*[章节卷部篇]|\d{1,2}(?:\.\d+)*\.\s+\p{Lu}|\d{1,2}(?:\.\d+)+\s+\p{Lu}|\d{1,2}\s+\p{Lu}\w*$)",
-    )
-    .unwrap()
-});
-static GENRE: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?ix)^(?:technical\s+report|tech\.?\s+rep(?:ort)?\.?|research\s+(?:article|paper|report)|
-        original\s+(?:article|paper|research)|review(?:\s+article)?|short\s+communication|letter|
-        pre-?print|e-?print|draft|confidential|working\s+paper|white\s+paper|discussion\s+paper|
-        (?:bachelor|master|doctoral|ph\.?\s?d\.?)(?:'s)?\s+thesis|dissertation|thesis|
-        lecture\s+notes|manuscript|submitted(?:\s+(?:to|for)\b.*)?|accepted(?:\s.*)?|
-        under\s+review|in\s+press|article|paper|report|brief\s+report|case\s+report|editorial|
-        commentary|perspective|opinion|erratum|corrigendum|supplementary\s+(?:material|information)|
-        (?:for\s+)?(?:version|release)\s+[\d.]+.*|draft(?:\s+version)?\s+[\w.]+|for\s+review|not\s+for\s+distribution|
-        do\s+not\s+(?:cite|distribute|copy).*|(?:uncorrected\s+)?proofs?|advance\s+(?:praise|copy).*|
-        praise\s+for\s+.*|also\s+by\s+.*|by\s+the\s+same\s+author.*|other\s+(?:books|titles)\s+by\s+.*|
-        books\s+by\s+.*|(?:a\s+)?novel|roman|poems|stories|essays|open\s+access|
-        sample|specimen|watermark|preliminary|reprint|offprint)$",
-    )
-    .unwrap()
-});
-static NEVER: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\blccn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
-    )
-    .unwrap()
-});
-static DATE: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?ix)^(?:(?:revised|updated|printed|published|version|as\s+of)\s+)?
-        (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|fevr|avr|mai|juin|juil|août|aout|déc|mär|okt|dez|ene|abr|ago|dic|gen|giu|lug|ott|set)\p{L}*\.?\s+)?
-        (?:\d{1,2},?\s+)?\(?\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?\)?\.?$",
-    )
-    .unwrap()
-});
-static DEDICATION: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?x)^(?:for|to|para|pour|für|à|a|per|voor|dla|till|til|in\s+memory|in\s+memoriam)\s
-        |(?i)^(?:for|to|para|pour|für)\s+(?:my|our|mi|mis|ma|mon|mes|meine[nm]?|the\s+memory)\b
-        |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b",
-    )
-    .unwrap()
-});
-static MASTHEAD: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
-    )
-    .unwrap()
-});
-
-/// How unlikely `text` is to be a title: `None` when it never is (labels,
-/// chapter heads, dates, copyright lines, dedications), else a penalty
-/// (mastheads, logos, acronyms, overlong blocks).
-pub(crate) fn title_penalty(text: &str) -> Option<f32> {
-    let t = text.trim();
-    let bare =
-        t.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || ".:".contains(c));
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
-    let words: Vec<&str> = t.split_whitespace().collect();
-    // A sentence of running text, or a contents entry with dot leaders.
-    // Tested before the patterns below (same result, any order): most
-    // blocks of a text page are such sentences, and the patterns are slow
-    // on long non-ASCII text.
-    let last_word = words.last().copied().unwrap_or("");
-    if (words.len() >= 4
-        && t.ends_with('.')
-        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
-        || t.contains(". . .")
-        || t.contains("....")
-        || t.contains("···")
-    {
-        return None;
-    }
-    if letters < 2
-        || LABEL.is_match(bare)
-        || SECTION.is_match(t)
-        || GENRE.is_match(bare)
-        || GENRE.is_match(t)
-        || NEVER.is_match(t)
-        || DATE.is_match(t)
-        || DEDICATION.is_match(t)
-        || is_credit_or_connector(t)
-    {
-        return None;
-    }
-    let mut penalty = 0.0;
-    if MASTHEAD.is_match(t) {
-        penalty += 0.35;
-    }
-    if words.len() == 1 {
-        let w = words[0];
-        if w.starts_with(|c: char| c.is_lowercase()) {
-            // A single lower-case word: a fragment of a logo, or a stray word.
-            penalty += 0.4;
-        } else if letters <= 5 && w.chars().all(|c| !c.is_lowercase()) && !w.chars().any(is_cjk) {
-            // "JMS", "IEEE": a masthead acronym.
-            penalty += 0.3;
-        }
-    }
-    if words.len() > 45 {
-        penalty += 0.3;
-    }
-    Some(penalty)
 }
 
 static EDITION_TAIL: LazyLock<Pattern> = LazyLock::new(|| {
@@ -907,36 +786,6 @@ mod tests {
         );
         assert_eq!(s.as_deref(), Some("Volume 2: Maps and Deeds"));
         assert_eq!(c.page, Some(1));
-    }
-
-    #[test]
-    fn dedications_chapters_and_labels_are_not_titles() {
-        for t in [
-            "for Aino",
-            "para mi madre",
-            "To my mother",
-            "Contents",
-            "Chapter 1",
-            "Index",
-            "TECHNICAL REPORT",
-            "Revised 14 March 2021",
-            "© 2019 Someone",
-            "Also by Rosalind Ashcombe",
-            "第一章 纸本与纸本保护",
-            "1. Introduction",
-            "LCCN 2021038846",
-            "ISBN 978-1-915862-40-2",
-        ] {
-            assert_eq!(title_penalty(t), None, "{t}");
-        }
-        for t in [
-            "To SYNC or Not to SYNC: Durability of Log-Structured File Systems",
-            "kite: An S4 Class",
-            "Návod k QZTeXu",
-            "An Introduction to Q",
-        ] {
-            assert_eq!(title_penalty(t), Some(0.0), "{t}");
-        }
     }
 
     #[test]

@@ -1,0 +1,407 @@
+//! What a line or block of a page is, read from its words alone: names,
+//! a connector ("and", "edited by"), an affiliation, a credit that is not
+//! authorship ([`classify`]), and how unlikely it is to be a title
+//! ([`title_penalty`]). Part of the shared page model: [`layout`](super::layout)
+//! computes both once per line and block, and the title and author
+//! finders read them.
+
+use super::names::{EDITOR_WORD, read_names};
+use super::pattern::Pattern;
+use super::text::{fold, is_cjk};
+use std::sync::LazyLock;
+
+/// What one line says about people.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum LineKind {
+    /// Person names in "First Last" order; `marked` when a role word
+    /// ("by", "edited by", "(eds.)", 著) says these are the authors.
+    Names {
+        names: Vec<String>,
+        marked: bool,
+        /// The role word makes them editors or compilers, not authors.
+        editor: bool,
+    },
+    /// "and", "by", "edited by" alone: joins the lines around it.
+    Connector {
+        marked: bool,
+        editor: bool,
+    },
+    /// Affiliation, address, e-mail or URL: may sit between name lines.
+    Affiliation,
+    /// A credit that is not authorship ("Photographs by Neil Garside").
+    Credit,
+    Other,
+}
+
+static EMAIL: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\S+@\S+|(?i)\bhttps?://\S+|\bwww\.\S+").unwrap());
+static CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:\w+\s+){0,3}?
+        (photo\w*|drawings?|drawn|illustrat\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|
+         foreword|preface|introduction|afterword|cover|jacket|design\w*|typeset\w*|set|printed|
+         published|distributed|sponsored|supported|produced|revised|reviewed|indexed?|
+         maintained|funded|hosted|bound|read|narrated|music|cartography)
+        \b.*\b(by|von|par|de)\b",
+    )
+    .unwrap()
+});
+static CJK_CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(责任编辑|責任編輯|封面设计|封面設計|装帧设计|版式设计|责任校对|责任印制|翻译|译者|插图|摄影|策划)").unwrap()
+});
+
+/// Classifies one line of text as names, connector, affiliation, credit or
+/// other. Used for title pages and paper headings.
+pub(crate) fn classify(text: &str) -> LineKind {
+    match classify_wording(text) {
+        Ok(kind) => kind,
+        Err((t, had_link)) => classify_names(&t, had_link),
+    }
+}
+
+/// Whether [`classify`] says credit or connector, without reading the line
+/// as a list of names (which never gives those kinds, and is the slow part
+/// on a long paragraph).
+pub(crate) fn is_credit_or_connector(text: &str) -> bool {
+    matches!(
+        classify_wording(text),
+        Ok(LineKind::Credit | LineKind::Connector { .. })
+    )
+}
+
+/// The kinds [`classify`] tells from wording alone; otherwise the line
+/// (e-mail addresses and URLs blanked) to read as names, and whether it
+/// had one.
+fn classify_wording(text: &str) -> Result<LineKind, (String, bool)> {
+    let raw = text.trim();
+    if raw.is_empty() {
+        return Ok(LineKind::Other);
+    }
+    if CREDIT.is_match(raw) || CJK_CREDIT.is_match(raw) {
+        return Ok(LineKind::Credit);
+    }
+    if COPYRIGHT.is_match(raw) {
+        // Copyright holders are read apart (see `statement_names`): they are
+        // as often the publisher as the authors.
+        return Ok(LineKind::Other);
+    }
+    let had_link = EMAIL.is_match(raw);
+    let mut t = EMAIL.replace_all(raw, " ").to_string();
+    t = t
+        .trim_matches(|c: char| c.is_whitespace() || ",;".contains(c))
+        .to_string();
+    if !t.chars().any(char::is_alphanumeric) {
+        return Ok(if had_link {
+            LineKind::Affiliation
+        } else {
+            LineKind::Other
+        });
+    }
+    let folded = fold(&t);
+    if matches!(
+        folded.as_str(),
+        "and" | "und" | "et" | "y" | "with" | "and the" | "avec" | "mit" | "con"
+    ) {
+        return Ok(LineKind::Connector {
+            marked: false,
+            editor: false,
+        });
+    }
+    if matches!(
+        folded.as_str(),
+        "by" | "edited by"
+            | "compiled by"
+            | "written by"
+            | "edited and compiled by"
+            | "compiled and edited by"
+            | "selected and edited by"
+            | "edited with an introduction by"
+            | "herausgegeben von"
+            | "hrsg von"
+            | "von"
+            | "par"
+            | "sous la direction de"
+            | "a cura di"
+            | "editors"
+            | "editor"
+            | "edited and introduced by"
+            | "编著"
+            | "主编"
+            | "著"
+            | "编"
+    ) {
+        let editor = EDITOR_WORD.is_match(&folded);
+        return Ok(LineKind::Connector {
+            marked: true,
+            editor,
+        });
+    }
+    Err((t, had_link))
+}
+
+/// [`classify`] of a line that must be read as a list of names.
+fn classify_names(t: &str, had_link: bool) -> LineKind {
+    let list = read_names(t, true);
+    if list.others > 0 {
+        return LineKind::Other;
+    }
+    if !list.names.is_empty() {
+        return LineKind::Names {
+            names: list.names,
+            marked: list.marked,
+            editor: list.editor,
+        };
+    }
+    if list.orgs > 0 || had_link {
+        return LineKind::Affiliation;
+    }
+    LineKind::Other
+}
+
+pub(super) static COPYRIGHT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^\s*(?:text\s+)?(?:copyright\s*(?:©|\(c\)|c\b)?|©|\(c\))\s*(.+)$").unwrap()
+});
+
+pub(super) static LABEL: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:contents|table\s+of\s+contents|brief\s+contents|index|preface|foreword|
+        introduction|acknowledge?ments?|abstract|summary|bibliography|references|appendix|
+        glossary|dedication|epilogue|prologue|afterword|notes|colophon|about\s+the\s+authors?|
+        about\s+the\s+editors?|about\s+this\s+book|list\s+of\s+(?:figures|tables|illustrations)|
+        inhaltsverzeichnis|inhalt|vorwort|einleitung|sommaire|table\s+des\s+mati[eè]res|
+        avant-propos|pr[eé]face|[ií]ndice|prefacio|目录|目\s*录|前言|序言|序|后记|出版说明|
+        half[\s-]title|title\s+page|copyright|frontispiece|plates?|illustrations|errata)$",
+    )
+    .unwrap()
+});
+static SECTION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:(?:chapter|chapitre|kapitel|cap[ií]tulo|capitolo|part|teil|partie|section|
+        lecture|lesson|unit|appendix|anhang|volume|vol\.|band|tome|tomo|book|livre|buch)
+        \s+(?:\d+|[ivxlc]+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)\b
+        |第\s*\S{1,3}\s*[章节卷部篇]|\d{1,2}(?:\.\d+)*\.\s+\p{Lu}|\d{1,2}(?:\.\d+)+\s+\p{Lu}|\d{1,2}\s+\p{Lu}\w*$)",
+    )
+    .unwrap()
+});
+pub(super) static GENRE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:technical\s+report|tech\.?\s+rep(?:ort)?\.?|research\s+(?:article|paper|report)|
+        original\s+(?:article|paper|research)|review(?:\s+article)?|short\s+communication|letter|
+        pre-?print|e-?print|draft|confidential|working\s+paper|white\s+paper|discussion\s+paper|
+        (?:bachelor|master|doctoral|ph\.?\s?d\.?)(?:'s)?\s+thesis|dissertation|thesis|
+        lecture\s+notes|manuscript|submitted(?:\s+(?:to|for)\b.*)?|accepted(?:\s.*)?|
+        under\s+review|in\s+press|article|paper|report|brief\s+report|case\s+report|editorial|
+        commentary|perspective|opinion|erratum|corrigendum|supplementary\s+(?:material|information)|
+        (?:for\s+)?(?:version|release)\s+[\d.]+.*|draft(?:\s+version)?\s+[\w.]+|for\s+review|not\s+for\s+distribution|
+        do\s+not\s+(?:cite|distribute|copy).*|(?:uncorrected\s+)?proofs?|advance\s+(?:praise|copy).*|
+        praise\s+for\s+.*|also\s+by\s+.*|by\s+the\s+same\s+author.*|other\s+(?:books|titles)\s+by\s+.*|
+        books\s+by\s+.*|(?:a\s+)?novel|roman|poems|stories|essays|open\s+access|
+        sample|specimen|watermark|preliminary|reprint|offprint)$",
+    )
+    .unwrap()
+});
+pub(super) static NEVER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\blccn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
+    )
+    .unwrap()
+});
+pub(super) static DATE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:(?:revised|updated|printed|published|version|as\s+of)\s+)?
+        (?:\d{1,2}\.?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|fevr|avr|mai|juin|juil|août|aout|déc|mär|okt|dez|ene|abr|ago|dic|gen|giu|lug|ott|set)\p{L}*\.?\s+)?
+        (?:\d{1,2},?\s+)?\(?\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?\)?\.?$",
+    )
+    .unwrap()
+});
+static DEDICATION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?x)^(?:for|to|para|pour|für|à|a|per|voor|dla|till|til|in\s+memory|in\s+memoriam)\s
+        |(?i)^(?:for|to|para|pour|für)\s+(?:my|our|mi|mis|ma|mon|mes|meine[nm]?|the\s+memory)\b
+        |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b",
+    )
+    .unwrap()
+});
+static MASTHEAD: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?i)\b(?:journal|proceedings|transactions|conference|symposium|workshop|magazine|bulletin|annals|newsletter|gazette|quarterly)\b|\bvol(?:ume)?\.?\s*\d+|\bissue\s+\d+|\bno\.\s*\d+",
+    )
+    .unwrap()
+});
+
+/// How unlikely `text` is to be a title: `None` when it never is (labels,
+/// chapter heads, dates, copyright lines, dedications), else a penalty
+/// (mastheads, logos, acronyms, overlong blocks).
+pub(crate) fn title_penalty(text: &str) -> Option<f32> {
+    let t = text.trim();
+    let bare =
+        t.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || ".:".contains(c));
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    // A sentence of running text, or a contents entry with dot leaders.
+    // Tested before the patterns below (same result, any order): most
+    // blocks of a text page are such sentences, and the patterns are slow
+    // on long non-ASCII text.
+    let last_word = words.last().copied().unwrap_or("");
+    if (words.len() >= 4
+        && t.ends_with('.')
+        && last_word.chars().filter(|c| c.is_alphabetic()).count() > 3)
+        || t.contains(". . .")
+        || t.contains("....")
+        || t.contains("···")
+    {
+        return None;
+    }
+    if letters < 2
+        || LABEL.is_match(bare)
+        || SECTION.is_match(t)
+        || GENRE.is_match(bare)
+        || GENRE.is_match(t)
+        || NEVER.is_match(t)
+        || DATE.is_match(t)
+        || DEDICATION.is_match(t)
+        || is_credit_or_connector(t)
+    {
+        return None;
+    }
+    let mut penalty = 0.0;
+    if MASTHEAD.is_match(t) {
+        penalty += 0.35;
+    }
+    if words.len() == 1 {
+        let w = words[0];
+        if w.starts_with(|c: char| c.is_lowercase()) {
+            // A single lower-case word: a fragment of a logo, or a stray word.
+            penalty += 0.4;
+        } else if letters <= 5 && w.chars().all(|c| !c.is_lowercase()) && !w.chars().any(is_cjk) {
+            // "JMS", "IEEE": a masthead acronym.
+            penalty += 0.3;
+        }
+    }
+    if words.len() > 45 {
+        penalty += 0.3;
+    }
+    Some(penalty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_lines_split_and_cleaned() {
+        let n = |s: &str| match classify(s) {
+            LineKind::Names { names, .. } => names,
+            k => panic!("{s:?} -> {k:?}"),
+        };
+        assert_eq!(
+            n("K. J. Farrow, P. L. Jones"),
+            vec!["K. J. Farrow", "P. L. Jones"]
+        );
+        assert_eq!(n("and the Q Core Team"), vec!["Q Core Team"]);
+        // Names set apart by their affiliation marks only.
+        assert_eq!(
+            n("Ann Lee1 Bo Chen1,2 Carl Diaz2"),
+            vec!["Ann Lee", "Bo Chen", "Carl Diaz"]
+        );
+        assert_eq!(n("Ann Lee∗ Bo Chen†"), vec!["Ann Lee", "Bo Chen"]);
+        assert_eq!(
+            n("Venkata Sai Ravi Chaluvadi 1 , Dmitri Kolesnikov 2 , and Amit Barzel 1"),
+            vec![
+                "Venkata Sai Ravi Chaluvadi",
+                "Dmitri Kolesnikov",
+                "Amit Barzel"
+            ]
+        );
+        assert_eq!(
+            n("Venkata Sai Ravi Chaluvadi, Harbor Point University; Dmitri Kolesnikov,"),
+            vec!["Venkata Sai Ravi Chaluvadi", "Dmitri Kolesnikov"]
+        );
+        assert_eq!(
+            n("Hildur Ragnarsdóttir and Cathal Ó Murchadha"),
+            vec!["Hildur Ragnarsdóttir", "Cathal Ó Murchadha"]
+        );
+        assert_eq!(n("by JOHN SMITH"), vec!["John Smith"]);
+        assert_eq!(
+            n("Jane Doe* and Max Mustermann†"),
+            vec!["Jane Doe", "Max Mustermann"]
+        );
+        assert_eq!(
+            n("Anna Berg and Bo Lind (eds.)"),
+            vec!["Anna Berg", "Bo Lind"]
+        );
+        assert_eq!(
+            n("刘雨桐 吴建国 郑浩 编著"),
+            vec!["刘雨桐", "吴建国", "郑浩"]
+        );
+        assert_eq!(
+            n("刘雨桐，吴建国，郑浩编著"),
+            vec!["刘雨桐", "吴建国", "郑浩"]
+        );
+    }
+
+    #[test]
+    fn non_names_are_not_names() {
+        for s in [
+            "Hoogeveld University & Research",
+            "Harbor Point University and 2 Norvale Research—Eastfield",
+            "Department of Mathematics",
+            "fabio.cervellin@unival.it",
+        ] {
+            assert_eq!(classify(s), LineKind::Affiliation, "{s}");
+        }
+        for s in [
+            "LONDON AND NEW YORK",
+            "Ashdown & Pryce",
+            "Quantitative Tools for Archivists",
+            "Second edition",
+            "Varène PAO",
+            "苏州",
+            "Revised 14 March 2021",
+            "Brandon, Keewatin, Canada R7A 5K9",
+        ] {
+            assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
+        }
+        assert_eq!(classify("Photographs by Neil Garside"), LineKind::Credit);
+        assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
+        assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);
+        assert_eq!(
+            classify("Edited by"),
+            LineKind::Connector {
+                marked: true,
+                editor: true
+            }
+        );
+        assert!(matches!(classify("New York"), LineKind::Affiliation));
+    }
+
+    #[test]
+    fn dedications_chapters_and_labels_are_not_titles() {
+        for t in [
+            "for Aino",
+            "para mi madre",
+            "To my mother",
+            "Contents",
+            "Chapter 1",
+            "Index",
+            "TECHNICAL REPORT",
+            "Revised 14 March 2021",
+            "© 2019 Someone",
+            "Also by Rosalind Ashcombe",
+            "第一章 纸本与纸本保护",
+            "1. Introduction",
+            "LCCN 2021038846",
+            "ISBN 978-1-915862-40-2",
+        ] {
+            assert_eq!(title_penalty(t), None, "{t}");
+        }
+        for t in [
+            "To SYNC or Not to SYNC: Durability of Log-Structured File Systems",
+            "kite: An S4 Class",
+            "Návod k QZTeXu",
+            "An Introduction to Q",
+        ] {
+            assert_eq!(title_penalty(t), Some(0.0), "{t}");
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! Reading people's names from a line of text: a list split on commas,
+//! "and", "&", semicolons, with role words ("by", "edited by", "(eds.)",
+//! 著), footnote marks, honorifics and institutions dropped, each name in
+//! "First Last" order and an all-capitals name in title case. Shared by
+//! the line classifier ([`lines`](super::lines)), the author finder and
+//! the Info reader.
+
+use super::pattern::Pattern;
+use super::text::{fold, is_cjk};
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+static LEAD_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?ix)^(?:
+            (?:(?:written|edited|compiled|selected|collected|arranged|prepared)(?:\s+and\s+(?:edited|compiled|introduced|annotated))?|ed\.|eds\.|text)?\s*by
+          | herausgegeben\s+von | hrsg\.\s+von | von | par | sous\s+la\s+direction\s+de | a\s+cura\s+di
+          | editors? | edited\s+by | author(?:s)?\s*: | editor(?:s)?\s*:
+        )\s+",
+    )
+    .unwrap()
+});
+static TRAIL_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)(?:\s*\((?:eds?|hrsg|dir|coord|comp|ed\.\s*by)\.?\)|,\s*(?:editors?|eds?\.?|compilers?))\.?\s*$")
+        .unwrap()
+});
+static CJK_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"\s*(?:等)?(?:编著|編著|主编|主編|编撰|編撰|合著|著者|監修|编|編|著|撰|지음|저)\s*$",
+    )
+    .unwrap()
+});
+static CJK_LEAD: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
+static FOOTNOTE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+/// Marks that OCR reads from superscripts: a quote or "!" glued to the end
+/// of a name ("Chaluvadi'", "Barzel!").
+static OCR_MARK: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r#"(\p{L})['’”"!]+(\s|,|;|$)"#).unwrap());
+/// Digits glued to a name ("Chaluvadi1") or standing alone before a comma,
+/// "and" or the end of the line ("Chaluvadi 1 , Kolesnikov 2").
+static NOTE_DIGITS: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(\p{L})\d{1,2}(?:,\d{1,2})*\b|\s\d{1,2}(?:,\d{1,2})*(\s*[,;]|\s+and\b|\s*$)")
+        .unwrap()
+});
+/// A footnote or affiliation mark glued to a name and followed by the next
+/// name: names set apart by their marks alone ("Ann Lee1 Bo Chen2",
+/// "Ann Lee∗ Bo Chen†"). The mark then separates them like a comma.
+static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(\p{L})(?:\d{1,2}(?:,\d{1,2})*|[*†‡§¶⁎∗✉⋆★]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s+(\p{Lu})").unwrap()
+});
+static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
+    )
+    .unwrap()
+});
+static HONORIFIC: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^(?:(?:Dr|Prof|RNDr|Mgr|Ing|Doc|Mr|Mrs|Ms|Sir|Dame|Rev|Fr|Hon)\.?\s+)+|,?\s+(?:Ph\.?\s?D\.?|M\.?D\.?|M\.?A\.?|M\.?Sc\.?|B\.?A\.?|CSc\.?|DrSc\.?|FRS)\.?$")
+        .unwrap()
+});
+
+/// Words that never occur in a person's name but often in the lines next
+/// to names: institutions, imprints, places, and generic title words.
+#[rustfmt::skip]
+const NOT_NAME_WORDS: &[&str] = &[
+    "the", "of", "for", "and", "in", "on", "at", "from", "with", "an", "into", "about",
+    "university", "universitat", "universite", "universidad", "universita", "universiteit",
+    "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
+    "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
+    "research", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "press",
+    "verlag", "fachverlag", "books", "publishing", "publishers", "publisher", "publications",
+    "editions", "edizioni", "editorial", "editorа", "media", "house", "society", "association",
+    "foundation", "library", "museum", "academy", "hospital", "clinic", "ministry", "agency",
+    "council", "office", "bureau", "services", "associates", "partners", "consulting",
+    "software", "systems", "technologies", "technology", "project", "group", "network",
+    "introduction", "manual", "guide", "handbook", "edition", "volume", "chapter", "contents",
+    "report", "abstract", "technical", "notes", "methods", "language", "graphics", "data",
+    "science", "sciences", "studies", "series", "journal", "proceedings", "conference",
+    "review", "letters", "version", "release", "draft", "copyright", "rights", "reserved",
+    "printed", "published", "keywords", "street", "road", "avenue", "lane", "square",
+    "place", "drive", "building", "floor", "usa", "u s a", "uk", "america", "canada", "germany",
+    "deutschland", "france", "england", "scotland", "ireland", "wales", "china", "japan",
+    "india", "australia", "switzerland", "austria", "netherlands", "italy", "spain", "sweden",
+    "norway", "denmark", "finland", "belgium", "poland", "czech", "republic", "kingdom",
+    "states", "united", "city", "county", "province", "state", "national", "international",
+    "federal", "royal", "imperial", "general", "preface", "foreword", "index", "appendix",
+    "bibliography", "references", "acknowledgements", "acknowledgments", "dedication", "table",
+    "figure", "part", "book", "vol", "photographs", "drawings", "illustrations", "chapters",
+    "authors", "author", "editor", "editors", "contributors", "package", "tutorial", "primer",
+    "companion", "reader", "history", "theory", "principles", "fundamentals", "elements",
+    "essentials", "basics", "foundations", "practice", "art", "types", "type", "request",
+    "requests", "functions", "function", "examples", "example", "overview", "results",
+    "discussion", "conclusion", "conclusions", "background", "methodology", "evaluation",
+    "implementation", "design", "analysis", "approach", "model", "models", "problem",
+    "problems", "exercises", "solutions", "lectures", "course", "workshop", "documentation",
+    "specification", "reference", "collection", "catalogue", "catalog", "dictionary",
+    "encyclopedia", "atlas", "programming", "mathematics", "physics", "chemistry", "biology",
+    "economics", "law", "engineering", "computing", "computer", "statistics", "algorithms",
+    "structures", "networks", "received", "accepted", "revised", "submitted", "available",
+    "online", "eingegangen", "angenommen", "recu", "accepte", "hochschule", "fachhochschule",
+    "technische", "ecole", "akademie", "politecnico", "polytechnic", "polytechnique", "released",
+    "updated", "modified",
+    // Institutions in the languages papers are written in.
+    "forschungszentrum", "zentrum", "forschungsinstitut", "fakultat", "lehrstuhl", "abteilung",
+    "laboratoire", "laboratorium", "laboratorio", "laboratori", "faculte", "facultad", "facolta",
+    "departement", "departamento", "dipartimento", "centro", "centrum", "universidade",
+    "uniwersytet", "instytut", "politechnika", "academia", "academie", "scuola", "escuela",
+    "университет", "институт", "академия", "лаборатория", "факультет", "кафедра", "центр",
+    "отдел", "школа",
+    // Labels and section heads of article pages.
+    "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
+    "connexes", "статья", "работы", "введение", "аннотация",
+];
+
+/// Places that look like a first and last name.
+#[rustfmt::skip]
+const PLACES: &[&str] = &[
+    "new york", "new jersey", "new haven", "new delhi", "new orleans", "new zealand",
+    "new south wales", "new brunswick", "new hampshire", "new mexico", "san francisco",
+    "san diego", "san jose", "santa clara", "santa barbara", "santa cruz", "santa monica",
+    "los angeles", "las vegas", "hong kong", "tel aviv", "buenos aires", "cape town",
+    "rio de janeiro", "sao paulo", "mexico city", "kuala lumpur", "st louis", "saint louis",
+    "salt lake city", "palo alto", "menlo park", "mountain view", "ann arbor", "boca raton",
+    "thousand oaks", "upper saddle river", "englewood cliffs", "reading massachusetts",
+    "north holland", "great britain", "united kingdom", "united states", "west sussex",
+    "east sussex", "basel boston", "boston basel", "frankfurt am main", "den haag", "the hague",
+    "baton rouge", "college station", "chapel hill", "research triangle park", "redwood city",
+    "sebastopol", "fort worth", "el paso", "abu dhabi", "sri lanka", "south africa",
+    "north carolina", "south carolina", "north dakota", "south dakota", "west virginia",
+    "rhode island", "puerto rico", "costa rica", "saudi arabia",
+];
+
+/// Lower-case words allowed inside a name ("Ludwig van Beethoven").
+#[rustfmt::skip]
+const PARTICLES: &[&str] = &[
+    "van", "von", "der", "den", "de", "du", "da", "das", "dos", "del", "della", "di", "le",
+    "la", "bin", "ibn", "al", "el", "y", "ten", "ter", "zu", "af", "av", "d'", "l'", "mac",
+    "st.", "des", "vom", "zur", "dei", "degli", "delle", "dello", "op", "het",
+];
+
+/// [`NOT_NAME_WORDS`] for lookups: every word of every piece of every
+/// line is looked up, and a list scan of a few hundred words was a
+/// noticeable share of extraction.
+static NOT_NAME_SET: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| NOT_NAME_WORDS.iter().copied().collect());
+
+const SUFFIXES: &[&str] = &["jr", "jr.", "sr", "sr.", "ii", "iii", "iv"];
+
+/// A line read as a list of names.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NameList {
+    /// "First Last", in order, without duplicates.
+    pub names: Vec<String>,
+    /// A role word ("by", "(eds.)", 著) was there.
+    pub marked: bool,
+    /// The role word names editors or compilers.
+    pub editor: bool,
+    /// Pieces that are institutions, places or addresses (dropped).
+    pub orgs: usize,
+    /// Pieces that are neither names nor institutions: when any, the line
+    /// is not a list of names.
+    pub others: usize,
+}
+
+impl NameList {
+    /// Names and nothing else that cannot be explained.
+    pub fn is_clean(&self) -> bool {
+        !self.names.is_empty() && self.others == 0
+    }
+}
+
+/// Editing and compiling, as opposed to writing.
+pub(super) static EDITOR_WORD: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|主编|主編|^编$|^編$")
+        .unwrap()
+});
+
+/// Splits a list of names, dropping role words, footnote marks and
+/// institutions.
+pub(crate) fn parse_names(text: &str) -> NameList {
+    read_names(text, false)
+}
+
+/// [`parse_names`]; with `stop_at_other`, the reading stops at the first
+/// piece that is neither a name nor an institution (the list then has
+/// `others == 1`): that is all [`classify`](super::lines::classify) needs
+/// to know, and most lines of a page are such text.
+pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
+    let mut t = text.trim().to_string();
+    let mut marked = false;
+    let mut editor = false;
+    let mut cjk_marked = false;
+    if let Some(m) = CJK_LEAD.find(&t) {
+        t = t[m.end()..].to_string();
+        cjk_marked = true;
+    }
+    if let Some(m) = CJK_ROLE.find(&t)
+        && t[..m.start()].chars().any(is_cjk)
+    {
+        editor |= EDITOR_WORD.is_match(m.as_str().trim().trim_start_matches('等'));
+        t.truncate(m.start());
+        cjk_marked = true;
+    }
+    if let Some(m) = LEAD_ROLE.find(&t) {
+        editor |= EDITOR_WORD.is_match(m.as_str());
+        t = t[m.end()..].to_string();
+        marked = true;
+    }
+    if let Some(m) = TRAIL_ROLE.find(&t) {
+        editor = true;
+        t.truncate(m.start());
+        marked = true;
+    }
+    t = MARK_BETWEEN.replace_all(&t, "$1, $2").to_string();
+    t = FOOTNOTE.replace_all(&t, " ").to_string();
+    t = OCR_MARK.replace_all(&t, "$1$2").to_string();
+    t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
+    t = t.trim().trim_end_matches(['.', ',', ';', ':']).to_string();
+
+    let mut pieces: Vec<String> = SPLIT.split(&t).map(|s| s.trim().to_string()).collect();
+    // CJK names are often set apart by spaces only: "刘雨桐 吴建国 郑浩".
+    if pieces.len() == 1 && t.chars().any(is_cjk) {
+        pieces = t.split_whitespace().map(str::to_string).collect();
+    }
+    // "Smith, Jr." : a suffix belongs to the name before it.
+    let mut merged: Vec<String> = Vec::new();
+    for p in pieces {
+        if SUFFIXES.contains(&p.to_lowercase().as_str())
+            && let Some(last) = merged.last_mut()
+        {
+            last.push_str(", ");
+            last.push_str(&p);
+            continue;
+        }
+        merged.push(p);
+    }
+
+    let (mut names, mut orgs, mut others) = (Vec::new(), 0, 0);
+    for p in merged {
+        let p = p
+            .trim()
+            .trim_start_matches("and ")
+            .trim_start_matches("the ")
+            .trim_start_matches("The ")
+            .trim();
+        let p = HONORIFIC.replace_all(p, "").trim().to_string();
+        if p.is_empty() {
+            continue;
+        }
+        match piece_kind(&p, cjk_marked) {
+            Piece::Name(n) => {
+                if !names.contains(&n) {
+                    names.push(n)
+                }
+            }
+            Piece::Org => orgs += 1,
+            Piece::Other => {
+                others += 1;
+                if stop_at_other {
+                    break;
+                }
+            }
+        }
+    }
+    NameList {
+        names,
+        marked: marked || cjk_marked,
+        editor,
+        orgs,
+        others,
+    }
+}
+
+enum Piece {
+    Name(String),
+    Org,
+    Other,
+}
+
+fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
+    let folded = fold(p);
+    if p.chars().any(|c| c.is_ascii_digit()) {
+        // Addresses, postcodes, years: part of an affiliation.
+        return Piece::Org;
+    }
+    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w)) || PLACES.iter().any(|pl| folded == *pl)
+    {
+        return Piece::Org;
+    }
+    let cjk = p.chars().filter(|c| is_cjk(*c)).count();
+    if cjk > 0 {
+        let n = p.chars().filter(|c| !c.is_whitespace()).count();
+        if cjk_marked && cjk == n && (2..=4).contains(&cjk) {
+            return Piece::Name(p.split_whitespace().collect());
+        }
+        return Piece::Other;
+    }
+    match person_name(p) {
+        Some(n) => Piece::Name(n),
+        None => Piece::Other,
+    }
+}
+
+/// `Some("First Last")` when `p` reads as one person's name: two to six
+/// words, each capitalised (or an initial, or a particle such as "van"),
+/// ending in a surname. An all-capitals name is set in title case.
+pub(crate) fn person_name(p: &str) -> Option<String> {
+    let letters: Vec<char> = p.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() < 3 {
+        return None;
+    }
+    let all_caps = letters.iter().all(|c| !c.is_lowercase()) && letters.len() > 3;
+    let words: Vec<String> = p
+        .split_whitespace()
+        .map(|w| {
+            if all_caps {
+                title_case(w)
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    if !(2..=6).contains(&words.len()) {
+        return None;
+    }
+    let mut real = 0;
+    for (i, w) in words.iter().enumerate() {
+        let lw = w.to_lowercase();
+        let last = i == words.len() - 1;
+        let bare = w.trim_end_matches(',');
+        if i > 0 && SUFFIXES.contains(&lw.trim_start_matches(',').trim()) {
+            if !last {
+                return None;
+            }
+            continue;
+        }
+        if PARTICLES.contains(&lw.as_str()) {
+            if i == 0 && words.len() == 2 || last {
+                return None;
+            }
+            continue;
+        }
+        if is_initial(bare) {
+            if last {
+                return None;
+            }
+            real += 1;
+            continue;
+        }
+        if !is_name_word(bare) {
+            return None;
+        }
+        real += 1;
+    }
+    if real < 2 {
+        return None;
+    }
+    Some(words.join(" "))
+}
+
+/// "W.", "J.-P.", "R" (as in "Q Core Team"), "Ó" (as in "Cathal Ó Murchadha").
+fn is_initial(w: &str) -> bool {
+    let mut cs = w.chars();
+    match (cs.next(), cs.as_str()) {
+        (Some(c), rest) if c.is_uppercase() => {
+            rest.is_empty()
+                || rest == "."
+                || (rest.starts_with(".-")
+                    && rest[2..].chars().next().is_some_and(|c| c.is_uppercase())
+                    && rest.ends_with('.')
+                    && rest.len() <= 5)
+                || (rest.len() <= 4 && rest.starts_with('.') && rest.ends_with('.'))
+        }
+        _ => false,
+    }
+}
+
+/// A capitalised word with at least one lower-case letter after the first:
+/// "Tillinghast", "O'Brien", "Möllendorf-Berg", "McDonald". An all-capitals
+/// word ("IBM", "PAO") inside a mixed-case name is an acronym, not a name.
+fn is_name_word(w: &str) -> bool {
+    let mut cs = w.chars();
+    let Some(first) = cs.next() else {
+        return false;
+    };
+    let rest: Vec<char> = cs.collect();
+    first.is_uppercase()
+        && rest.iter().any(|c| c.is_lowercase())
+        && rest
+            .iter()
+            .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’'))
+}
+
+fn title_case(w: &str) -> String {
+    let mut out = String::with_capacity(w.len());
+    let mut start = true;
+    for c in w.chars() {
+        if start {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        start = matches!(c, '-' | '\'' | '’' | '.');
+    }
+    out
+}
