@@ -146,7 +146,9 @@ const PARTICLES: &[&str] = &[
 static NOT_NAME_SET: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| NOT_NAME_WORDS.iter().copied().collect());
 
-const SUFFIXES: &[&str] = &["jr", "jr.", "sr", "sr.", "ii", "iii", "iv"];
+/// Name suffixes ("Jr.", "III"), lower-cased; the vision answers' reader
+/// ([`crate::vision::answer`]) uses the same list.
+pub(crate) const SUFFIXES: &[&str] = &["jr", "jr.", "sr", "sr.", "ii", "iii", "iv"];
 
 /// A line read as a list of names.
 #[derive(Debug, Clone, Default)]
@@ -393,7 +395,11 @@ fn is_name_word(w: &str) -> bool {
             .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’'))
 }
 
-fn title_case(w: &str) -> String {
+/// One word of an all-capitals name in title case, with a capital after a
+/// hyphen, an apostrophe or a full stop: "JEAN-PAUL" -> "Jean-Paul",
+/// "O’BRIEN" -> "O’Brien", "J.R.R." -> "J.R.R.". The vision answers' reader
+/// sets names in the same form.
+pub(crate) fn title_case(w: &str) -> String {
     let mut out = String::with_capacity(w.len());
     let mut start = true;
     for c in w.chars() {

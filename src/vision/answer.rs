@@ -12,6 +12,7 @@
 //! no value.
 
 use super::client::VisionError;
+use crate::extract::names::{self, SUFFIXES};
 use crate::extract::{doi, isbn, lccn};
 use crate::model::{Candidate, Field, Value, Via};
 use regex::Regex;
@@ -471,11 +472,10 @@ fn word_count(s: &str) -> usize {
     s.split_whitespace().count()
 }
 
+/// "Jr.", "III": one of the extract finders' suffixes (a trailing full
+/// stop aside).
 fn is_suffix(s: &str) -> bool {
-    matches!(
-        s.trim_end_matches('.').to_lowercase().as_str(),
-        "jr" | "sr" | "ii" | "iii" | "iv"
-    )
+    SUFFIXES.contains(&s.trim_end_matches('.').to_lowercase().as_str())
 }
 
 fn is_degree(s: &str) -> bool {
@@ -518,23 +518,12 @@ fn push_name(names: &mut Vec<String>, raw: &str) {
     }
 }
 
-/// "DONALD E. KNUTH" -> "Donald E. Knuth" (names printed in capitals on covers).
+/// "DONALD E. KNUTH" -> "Donald E. Knuth" (names printed in capitals on
+/// covers), word by word as the author finder sets them
+/// ([`names::title_case`]), so that both give one form of a name.
 fn title_case(s: &str) -> String {
     s.split(' ')
-        .map(|w| {
-            let mut out = String::new();
-            let mut start = true;
-            for c in w.chars() {
-                if start {
-                    out.extend(c.to_uppercase());
-                } else {
-                    out.extend(c.to_lowercase());
-                }
-                // Capitalise after a hyphen or apostrophe too: "Jean-Paul", "O'Brien".
-                start = c == '-' || c == '\'';
-            }
-            out
-        })
+        .map(names::title_case)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -791,6 +780,21 @@ mod tests {
         assert_eq!(split_names("Dr. Alan Turing, PhD"), vec!["Alan Turing"]);
         assert_eq!(split_names("JEAN-PAUL SARTRE"), vec!["Jean-Paul Sartre"]);
         assert_eq!(split_names("A. Smith et al."), vec!["A. Smith"]);
+    }
+
+    #[test]
+    fn names_in_capitals_take_the_author_finders_form() {
+        // Capitals after an apostrophe of either kind, a hyphen and the
+        // dots of initials, as the page-text finder sets them.
+        for caps in ["SEAN O’BRIEN", "MARY O'NEILL", "JEAN-PAUL SARTRE"] {
+            assert_eq!(
+                split_names(caps),
+                crate::extract::names::parse_names(caps).names,
+                "{caps}"
+            );
+        }
+        assert_eq!(split_names("SEAN O’BRIEN"), vec!["Sean O’Brien"]);
+        assert_eq!(split_names("J.R.R. TOLKIEN"), vec!["J.R.R. Tolkien"]);
     }
 
     #[test]
