@@ -33,19 +33,32 @@ pub fn discover(
     ignore_dir_name: &str,
     warn: &dyn Fn(&str),
 ) -> Result<Vec<PdfFile>> {
+    discover_where(data_dir, ignore_dir_name, &|_| true, warn)
+}
+
+/// [`discover`], keeping only the files whose relative path `keep`
+/// accepts (a shard's, `shard::Shard::contains`). The others are never
+/// opened, and a plain file the directory listing names as one is not
+/// even `stat`ed: N shards walking one library on shared storage list
+/// every folder, but each touches only its own files.
+pub fn discover_where(
+    data_dir: &Path,
+    ignore_dir_name: &str,
+    keep: &dyn Fn(&Path) -> bool,
+    warn: &dyn Fn(&str),
+) -> Result<Vec<PdfFile>> {
     let root = fs::canonicalize(data_dir)
         .with_context(|| format!("reading the data folder {}", data_dir.display()))?;
     let mut candidates = Vec::new();
     let mut visited = HashSet::new();
-    walk(
-        &root,
-        &root,
-        false,
+    let walker = Walker {
+        root: &root,
         ignore_dir_name,
-        &mut visited,
-        &mut candidates,
+        keep,
         warn,
-    )?;
+    };
+    walker.walk(&root, false, &mut visited, &mut candidates)?;
+    candidates.retain(|(_, rel, _)| keep(rel));
     let mut files: Vec<PdfFile> = candidates
         .into_par_iter()
         .filter_map(|(path, rel, ignored)| {
@@ -62,61 +75,67 @@ pub fn discover(
     Ok(files)
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    ignored: bool,
-    ignore_dir_name: &str,
-    visited: &mut HashSet<(u64, u64)>,
-    out: &mut Vec<(PathBuf, PathBuf, bool)>,
-    warn: &dyn Fn(&str),
-) -> Result<()> {
-    let meta = fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
-    if !visited.insert((meta.dev(), meta.ino())) {
-        return Ok(()); // already walked: a symlink loop or a second link
-    }
-    let entries = match fs::read_dir(dir) {
-        Ok(e) => e,
-        // An unreadable subfolder is skipped, not fatal: the rest of the
-        // library is still processed.
-        Err(e) if dir != root => {
-            warn(&format!("warning: skipping {}: {e}", dir.display()));
-            return Ok(());
+/// What a walk of the data folder keeps fixed.
+struct Walker<'a> {
+    root: &'a Path,
+    ignore_dir_name: &'a str,
+    keep: &'a dyn Fn(&Path) -> bool,
+    warn: &'a dyn Fn(&str),
+}
+
+impl Walker<'_> {
+    fn walk(
+        &self,
+        dir: &Path,
+        ignored: bool,
+        visited: &mut HashSet<(u64, u64)>,
+        out: &mut Vec<(PathBuf, PathBuf, bool)>,
+    ) -> Result<()> {
+        let root = self.root;
+        let meta = fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+        if !visited.insert((meta.dev(), meta.ino())) {
+            return Ok(()); // already walked: a symlink loop or a second link
         }
-        Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
-    };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let rel = || path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-        // metadata() follows symlinks.
-        let Ok(meta) = fs::metadata(&path) else {
-            // A dangling link (or a loop of links) named like a PDF gets
-            // an error record; any other name is not ours to judge.
-            if is_pdf_name(&path) {
+        let entries = match fs::read_dir(dir) {
+            Ok(e) => e,
+            // An unreadable subfolder is skipped, not fatal: the rest of the
+            // library is still processed.
+            Err(e) if dir != root => {
+                (self.warn)(&format!("warning: skipping {}: {e}", dir.display()));
+                return Ok(());
+            }
+            Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
+        };
+        let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let rel = || path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+            // A plain file of another shard: no stat (the listing's type
+            // says what it is).
+            if entry.file_type().is_ok_and(|t| t.is_file()) && !(self.keep)(&rel()) {
+                continue;
+            }
+            // metadata() follows symlinks.
+            let Ok(meta) = fs::metadata(&path) else {
+                // A dangling link (or a loop of links) named like a PDF gets
+                // an error record; any other name is not ours to judge.
+                if is_pdf_name(&path) {
+                    out.push((path.clone(), rel(), ignored));
+                }
+                continue;
+            };
+            if meta.is_dir() {
+                let child_ignored = ignored || name == self.ignore_dir_name;
+                self.walk(&path, child_ignored, visited, out)?;
+            } else if (meta.is_file() || is_pdf_name(&path)) && !is_own_file(&name) {
                 out.push((path.clone(), rel(), ignored));
             }
-            continue;
-        };
-        if meta.is_dir() {
-            let child_ignored = ignored || name == ignore_dir_name;
-            walk(
-                root,
-                &path,
-                child_ignored,
-                ignore_dir_name,
-                visited,
-                out,
-                warn,
-            )?;
-        } else if (meta.is_file() || is_pdf_name(&path)) && !is_own_file(&name) {
-            out.push((path.clone(), rel(), ignored));
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Files colophon itself creates beside PDFs.
@@ -217,6 +236,24 @@ mod tests {
     fn write(p: &Path, bytes: &[u8]) {
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, bytes).unwrap();
+    }
+
+    #[test]
+    fn a_filter_keeps_its_files_and_never_opens_the_others() {
+        let t = tempfile::tempdir().unwrap();
+        write(&t.path().join("mine/a.pdf"), b"%PDF-1.4");
+        write(&t.path().join("theirs/b.pdf"), b"%PDF-1.4");
+        // Another shard's file that could not even be opened.
+        let locked = t.path().join("theirs/locked.pdf");
+        write(&locked, b"%PDF-1.4");
+        fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+        let keep = |rel: &Path| rel.starts_with("mine");
+        let files = discover_where(t.path(), "_ignore", &keep, &|_| {}).unwrap();
+        let rels: Vec<_> = files.iter().map(|f| f.rel.clone()).collect();
+        assert_eq!(rels, [PathBuf::from("mine/a.pdf")]);
+        assert!(files[0].has_pdf_header);
+        let all = discover(t.path(), "_ignore", &|_| {}).unwrap();
+        assert_eq!(all.len(), 3);
     }
 
     #[test]

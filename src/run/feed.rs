@@ -56,11 +56,13 @@ pub(super) fn discover(env: &Env, selection: Selection) -> Result<Vec<PdfFile>> 
     let (data_dir, ignore) = (&env.paths.data_dir, &env.settings.runtime_ignore_dir_name);
     match selection {
         Selection::DataFolder => {
-            let mut files = discover::discover(data_dir, ignore, &|w| env.reporter.message(w))?;
-            if let Some(shard) = env.opts.shard {
-                files.retain(|f| shard.contains(&f.rel));
+            let warn = |w: &str| env.reporter.message(w);
+            match env.opts.shard {
+                Some(shard) => {
+                    discover::discover_where(data_dir, ignore, &|rel| shard.contains(rel), &warn)
+                }
+                None => discover::discover(data_dir, ignore, &warn),
             }
-            Ok(files)
         }
         Selection::Files(list) => given_files(data_dir, &list, ignore),
     }
