@@ -20,12 +20,8 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 library="$(cd "${1:-$repo/../shared/corpus/pdfs}" && pwd)"
-target="${CARGO_TARGET_DIR:-$repo/target}"
-colophon="${COLOPHON:-}"
-for candidate in "$target/release/colophon" "$target/debug/colophon"; do
-  if [ -z "$colophon" ] && [ -x "$candidate" ]; then colophon="$candidate"; fi
-done
-[ -x "$colophon" ] || { echo "shard-scaling.sh: no colophon binary (set COLOPHON)" >&2; exit 2; }
+# shellcheck source=scripts/colophon-bin.sh
+source "$repo/scripts/colophon-bin.sh" shard-scaling.sh
 export COLOPHON_WORKER_EXE="$colophon"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
