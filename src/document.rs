@@ -407,6 +407,7 @@ fn ocr_where_needed(
                         .with_slot(|| budget.ocr_page(&image, p, opts))
                         .map(|mut page| {
                             page.image_ratio = p.image_ratio;
+                            page.image = p.image;
                             ctx.cache.put(Tree::Ocr, key, &page);
                             page
                         });
@@ -420,7 +421,8 @@ fn ocr_where_needed(
         drop(rx);
         for (slot, key) in &todo {
             let (slot, index) = (*slot, pages[*slot].index);
-            let image = pdf.get(work)?.render(index, s.ocr_dpi)?;
+            let dpi = crate::ocr::render_dpi(&pages[slot], s.ocr_dpi);
+            let image = pdf.get(work)?.render(index, dpi)?;
             if let Some(dir) = diagnostics {
                 if std::fs::create_dir_all(dir).is_ok() {
                     let _ = image.save(dir.join(format!("page-{}.png", index + s.page_num_offset)));

@@ -161,10 +161,27 @@ pub struct PageText {
     /// Share of the page area covered by images (union of image rectangles
     /// clipped to the page), in [0, 1].
     pub image_ratio: f32,
+    /// The page's largest raster image (its share of the page and its
+    /// resolution as placed), `None` when the page has no image: what
+    /// tells a scan from a page of vector drawings, and the resolution a
+    /// scan is rendered at for OCR.
+    pub image: Option<PageImage>,
     /// `Text` for a text layer, `Ocr` when the lines come from Tesseract.
     pub via: Via,
     /// Mean word confidence 0-100 when `via` is `Ocr`.
     pub ocr_confidence: Option<f32>,
+}
+
+/// One raster image as placed on a page.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PageImage {
+    /// Share of the page area its rectangle covers (clipped to the page),
+    /// in [0, 1].
+    pub share: f32,
+    /// Its pixels per inch as placed: the square root of its pixel count
+    /// over its area in square inches (a stretched image gets the mean of
+    /// its two resolutions).
+    pub dpi: f32,
 }
 
 impl PageText {

@@ -194,6 +194,7 @@ mod tests {
                 bold: false,
             }],
             image_ratio: 0.0,
+            image: None,
             via: Via::Text,
             ocr_confidence: None,
         }

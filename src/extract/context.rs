@@ -661,6 +661,7 @@ pub mod testutil {
                 })
                 .collect(),
             image_ratio: 0.0,
+            image: None,
             via: Via::Text,
             ocr_confidence: None,
         }

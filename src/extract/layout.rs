@@ -478,6 +478,7 @@ pub(crate) mod testutil {
             height: 648.0,
             lines,
             image_ratio: 0.0,
+            image: None,
             via: Via::Text,
             ocr_confidence: None,
         }

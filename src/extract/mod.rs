@@ -71,6 +71,7 @@ pub fn warm_up() {
         height: 648.0,
         lines,
         image_ratio: 0.0,
+        image: None,
         via: Via::Text,
         ocr_confidence: None,
     };

@@ -117,6 +117,7 @@ impl Page {
     pub(super) fn objects(&self, geo: &Geometry) -> PageObjects {
         let mut found = PageObjects {
             images: Vec::new(),
+            largest: None,
             invisible_text: false,
         };
         let n = unsafe { self.lib.FPDFPage_CountObjects(self.page) };
@@ -172,7 +173,9 @@ impl Page {
                     t = t.max(y);
                 }
                 if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
-                    found.images.push(geo.map_rect(l, b, r, t));
+                    let rect = geo.map_rect(l, b, r, t);
+                    found.note_largest(rect, self.pixel_size(obj), geo);
+                    found.images.push(rect);
                 }
             }
             OBJ_FORM if depth < MAX_FORM_DEPTH => {
@@ -199,6 +202,14 @@ impl Page {
             }
             _ => {}
         }
+    }
+
+    /// An image object's size in pixels, as its stream dictionary says
+    /// (nothing is decoded).
+    fn pixel_size(&self, obj: FPDF_PAGEOBJECT) -> Option<(u32, u32)> {
+        let (mut w, mut h) = (0u32, 0u32);
+        let ok = unsafe { self.lib.FPDFImageObj_GetImagePixelSize(obj, &mut w, &mut h) } != 0;
+        (ok && w > 0 && h > 0).then_some((w, h))
     }
 
     /// The glyphs the page really draws, in displayed-page coordinates.
@@ -415,8 +426,32 @@ pub(super) struct PageObjects {
     /// Rectangles of all image objects, in displayed-page coordinates,
     /// including images nested in form XObjects.
     pub images: Vec<Rect>,
+    /// The image covering the most of the page: its rectangle clipped to
+    /// the page, its whole rectangle and its size in pixels.
+    pub largest: Option<(Rect, Rect, (u32, u32))>,
     /// Some text object is drawn in an invisible render mode.
     pub invisible_text: bool,
+}
+
+impl PageObjects {
+    /// Keeps `rect` as the largest image when it covers more of the page
+    /// than the largest so far (and its pixel size is known).
+    fn note_largest(&mut self, rect: Rect, pixels: Option<(u32, u32)>, geo: &Geometry) {
+        let Some(pixels) = pixels else { return };
+        let clip = Rect {
+            x0: rect.x0.max(0.0),
+            top: rect.top.max(0.0),
+            x1: rect.x1.min(geo.width),
+            bottom: rect.bottom.min(geo.height),
+        };
+        if !(clip.x1 > clip.x0 && clip.bottom > clip.top) {
+            return;
+        }
+        let area = |r: &Rect| (r.x1 - r.x0) * (r.bottom - r.top);
+        if self.largest.as_ref().is_none_or(|(r, _, _)| area(&clip) > area(r)) {
+            self.largest = Some((clip, rect, pixels));
+        }
+    }
 }
 
 /// Forms nest; a malicious file could nest them deeply (pdfium guards

@@ -13,7 +13,7 @@
 
 use super::page::Page;
 use super::{PageRead, PdfError, area, lines};
-use crate::model::{DocInfo, InfoMeta, PageText, Rect, Via};
+use crate::model::{DocInfo, InfoMeta, PageImage, PageText, Rect, Via};
 use image::GrayImage;
 use pdfium_render::prelude::*;
 use std::path::{Path, PathBuf};
@@ -273,6 +273,9 @@ impl Document {
             bottom: geo.height,
         };
         let image_ratio = area::covered_ratio(&rects, page_rect);
+        let image = objects
+            .largest
+            .and_then(|(clip, rect, px)| placed_image(clip, rect, px, geo.width, geo.height));
         let hidden_lines = built
             .iter()
             .enumerate()
@@ -286,6 +289,7 @@ impl Document {
                 height: geo.height,
                 lines: built.into_iter().map(|l| l.line).collect(),
                 image_ratio,
+                image,
                 via: Via::Text,
                 ocr_confidence: None,
             },
@@ -355,6 +359,20 @@ fn last_error(lib: &dyn PdfiumLibraryBindings) -> PdfError {
         2 => PdfError::Io("pdfium could not read the file".into()),
         code => PdfError::Pdfium(format!("error code {code}")),
     }
+}
+
+/// An image of `pixels` placed in `rect` (points), of which `clip` lies
+/// on a `w`x`h` page, as a [`PageImage`]; `None` for a degenerate one.
+fn placed_image(clip: Rect, rect: Rect, pixels: (u32, u32), w: f32, h: f32) -> Option<PageImage> {
+    let area = |r: &Rect| (r.x1 - r.x0) * (r.bottom - r.top);
+    let page = w * h;
+    if !(area(&clip) > 0.0 && area(&rect) > 0.0 && page > 0.0) {
+        return None;
+    }
+    let inches = f64::from(area(&rect)) / (72.0 * 72.0);
+    let dpi = (f64::from(pixels.0) * f64::from(pixels.1) / inches).sqrt() as f32;
+    let share = (area(&clip) / page).clamp(0.0, 1.0);
+    (dpi.is_finite() && share.is_finite()).then_some(PageImage { share, dpi })
 }
 
 /// The largest page side colophon renders, in points: 14,400 pt (200

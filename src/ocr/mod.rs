@@ -71,7 +71,7 @@ pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
 /// Version of this stage's results. Bump when an input or the stored
 /// layout changes: how words are filtered, how lines and sizes are built,
 /// how Tesseract is called.
-pub const OCR_VERSION: u32 = 1;
+pub const OCR_VERSION: u32 = 2;
 
 /// How Tesseract is run. Build with [`OcrOptions::from_settings`].
 #[derive(Debug, Clone, PartialEq)]
@@ -107,41 +107,69 @@ impl Default for OcrOptions {
 /// are bounded whatever the page's size claims to be.
 pub const MAX_OCR_PIXELS: u64 = 5000 * 7000;
 
-/// A text layer with fewer real words than this counts as missing when
-/// the page is mostly picture (a scan with a stray page number in text).
+/// A text layer with fewer real words than this counts as missing on a
+/// scanned page (a scan with a stray page number or a digitiser's stamp in
+/// text).
 const FEW_WORDS: usize = 5;
-/// "Mostly picture": images cover at least this share of the page.
-const PICTURE_PAGE: f32 = 0.5;
-/// A text layer is garbage when more than this share of its visible
-/// characters are not letters, digits or ordinary punctuation (broken font
-/// encodings give private-use, control and replacement characters) ...
+/// "Mostly one raster image": the page's largest image covers at least
+/// this share of the page. A scan is one image the size of the page
+/// (measured share 0.97-1.0 on the scanned gold PDFs); a figure, even a
+/// large one, leaves room for the text around it.
+pub const SCAN_SHARE: f32 = 0.5;
+/// A scanned page is rendered for OCR at its image's own resolution,
+/// bounded to this range: below it Tesseract misses small print, above it
+/// it only spends more time on the same words.
+pub const MIN_SCAN_DPI: f32 = 200.0;
+pub const MAX_SCAN_DPI: f32 = 400.0;
+/// A text layer is junk when more than this share of its visible
+/// characters are ones no text is made of: controls, private-use code
+/// points, the replacement character (a broken font encoding) ...
 const MAX_ODD_CHARS: f32 = 0.3;
-/// ... or when more than this share of its words contain no letter or
-/// digit at all (encodings shifted into ASCII punctuation: `#$%&'()`).
-const MAX_MARK_WORDS: f32 = 0.5;
+/// ... or when more than this share of its words are runs of three or
+/// more different punctuation marks and no letter or digit (an encoding
+/// shifted into ASCII punctuation: `#$%&'()*`). Code, tables, symbol
+/// charts and ASCII art are many marks too, but one or two at a time
+/// (`{`, `&`, `\\`) or rules of one repeated mark (`+-----+`).
+const MAX_GARBLED_WORDS: f32 = 0.5;
 
-/// Whether a page's text layer is missing or unusable, so the page should
-/// be rendered and OCRed: no real word at all (empty, or only numbers and
-/// marks); few real words on a page that is mostly picture; or mostly
-/// garbage characters. A born-digital page with a short text (a dedication,
-/// a half-title) and no picture is left alone: OCR would read the same words.
+/// Whether a page should be rendered and OCRed: its text layer is junk
+/// (see [`junk_text`]), or it is a scan: its largest raster image covers
+/// at least [`SCAN_SHARE`] of it and its text layer has fewer than five
+/// real words. A page without such an image is never a scan, however
+/// little text it has: vector drawings, blank pages, a figure with its
+/// caption (OCR would read no more than the text layer has).
 pub fn needs_ocr(page: &PageText) -> bool {
-    let words = page.word_count();
-    if words == 0 {
-        return true;
+    let scan = page.image.is_some_and(|i| i.share >= SCAN_SHARE);
+    (scan && page.word_count() < FEW_WORDS) || junk_text(page)
+}
+
+/// The resolution to render `page` at for OCR: a scan's own (its largest
+/// image's), bounded to [`MIN_SCAN_DPI`]..=[`MAX_SCAN_DPI`], so that a
+/// 150 dpi scan is not rendered at twice its pixels nor a 600 dpi one at
+/// four times what Tesseract needs; `default` (`OCR_DPI`) for a page that
+/// is not a scan (a junk text layer over vector text).
+pub fn render_dpi(page: &PageText, default: u32) -> u32 {
+    match page.image {
+        Some(i) if i.share >= SCAN_SHARE && i.dpi.is_finite() && i.dpi > 0.0 => {
+            i.dpi.clamp(MIN_SCAN_DPI, MAX_SCAN_DPI).round() as u32
+        }
+        _ => default,
     }
-    if words < FEW_WORDS && page.image_ratio >= PICTURE_PAGE {
-        return true;
-    }
+}
+
+/// Whether a page's text layer, if any, is junk: mostly characters no
+/// text is made of, or mostly garbled words (see [`MAX_GARBLED_WORDS`]).
+/// An empty text layer is not junk: it is no text layer.
+pub fn junk_text(page: &PageText) -> bool {
     let (mut visible, mut odd) = (0usize, 0usize);
-    let (mut tokens, mut marks) = (0usize, 0usize);
+    let (mut tokens, mut garbled) = (0usize, 0usize);
     for line in &page.lines {
         // Leader dots of a contents page (". . . . 33") are punctuation
         // that real text has plenty of; they count neither way.
         for token in line.text.split_whitespace().filter(|t| !is_leader(t)) {
             tokens += 1;
-            if !token.chars().any(char::is_alphanumeric) {
-                marks += 1;
+            if is_garbled(token) {
+                garbled += 1;
             }
             for c in token.chars() {
                 visible += 1;
@@ -151,7 +179,8 @@ pub fn needs_ocr(page: &PageText) -> bool {
             }
         }
     }
-    odd as f32 > MAX_ODD_CHARS * visible as f32 || marks as f32 > MAX_MARK_WORDS * tokens as f32
+    odd as f32 > MAX_ODD_CHARS * visible as f32
+        || garbled as f32 > MAX_GARBLED_WORDS * tokens as f32
 }
 
 /// Dots and rules only: the leaders between a contents entry and its page.
@@ -161,9 +190,26 @@ fn is_leader(token: &str) -> bool {
         .all(|c| matches!(c, '.' | '·' | '…' | '-' | '_' | '‥'))
 }
 
-/// A character that ordinary text does not contain: controls, the
-/// replacement character, private-use code points, and symbols outside the
-/// punctuation, currency, letter-like, arrow and math blocks.
+/// A word of three or more marks, no letter or digit, and no mark making
+/// up half of it: `#$%&`, not `}`, `\\`, `+-----+` or `|||`.
+fn is_garbled(token: &str) -> bool {
+    let chars: Vec<char> = token.chars().collect();
+    if chars.len() < 3 || chars.iter().any(|c| c.is_alphanumeric()) {
+        return false;
+    }
+    let most = chars
+        .iter()
+        .map(|c| chars.iter().filter(|d| *d == c).count())
+        .max()
+        .unwrap_or(0);
+    most * 2 < chars.len()
+}
+
+/// A character that no text is made of: controls, the replacement
+/// character, private-use code points, unassigned ones and the like.
+/// Punctuation, symbols of every kind (arrows, math, shapes, box drawing,
+/// dingbats) and combining marks are text: symbol charts, formulas and
+/// diagrams drawn in type have plenty of them.
 fn is_odd_char(c: char) -> bool {
     if c.is_alphanumeric() {
         return false;
@@ -173,7 +219,14 @@ fn is_odd_char(c: char) -> bool {
         || (0xA0..=0xBF).contains(&u) // Latin-1 punctuation and signs
         || c == '×'
         || c == '÷'
-        || (0x2000..=0x22FF).contains(&u); // general punctuation .. math operators
+        || (0x02B0..=0x036F).contains(&u) // modifier letters, combining marks
+        || (0x2000..=0x2BFF).contains(&u) // punctuation, symbols, arrows, math, shapes
+        || (0x2E00..=0x2E7F).contains(&u) // supplemental punctuation
+        || (0x3000..=0x303F).contains(&u) // CJK punctuation
+        || (0xFE00..=0xFE6F).contains(&u) // variation selectors, small forms
+        || (0xFF01..=0xFF65).contains(&u) // full-width forms
+        || (0x1D400..=0x1D7FF).contains(&u) // math alphanumerics
+        || (0x1F000..=0x1FAFF).contains(&u); // emoji and pictographs
     !ordinary
 }
 
@@ -259,6 +312,7 @@ pub fn ocr_page(
         height: page_h_pt,
         lines: Vec::new(),
         image_ratio: 0.0,
+        image: None,
         via: Via::Ocr,
         ocr_confidence: None,
     };
@@ -288,7 +342,7 @@ pub fn ocr_page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Rect, TextLine};
+    use crate::model::{PageImage, Rect, TextLine};
     use crate::test_pdfs::{SyntheticPdf, text_ops};
     use std::process::Command;
 
@@ -486,7 +540,7 @@ mod tests {
         let page = ocr_page(&img, 612.0, 792.0, 0, &OcrOptions::default()).unwrap();
         assert!(page.lines.is_empty(), "{:?}", page.lines);
         assert_eq!(page.ocr_confidence, None);
-        assert!(needs_ocr(&page));
+        assert!(!junk_text(&page));
     }
 
     #[test]
@@ -500,7 +554,9 @@ mod tests {
         assert!(format!("{err:#}").contains("OCR_LANGUAGES"), "{err:#}");
     }
 
-    fn text_page(lines: &[&str], image_ratio: f32) -> PageText {
+    /// A text-layer page of `lines`; `image` = the share of the page its
+    /// largest image covers, at 150 dpi.
+    fn text_page(lines: &[&str], image: Option<f32>) -> PageText {
         PageText {
             index: 0,
             width: 612.0,
@@ -520,47 +576,109 @@ mod tests {
                     bold: false,
                 })
                 .collect(),
-            image_ratio,
+            image_ratio: image.unwrap_or(0.0),
+            image: image.map(|share| PageImage { share, dpi: 150.0 }),
             via: Via::Text,
             ocr_confidence: None,
         }
     }
 
     #[test]
-    fn needs_ocr_for_missing_or_garbage_text_only() {
+    fn needs_ocr_for_scans_and_junk_text_only() {
         let born_digital = text_page(
             &[
                 "Copyright © 2019 Quiet Harbour Press, Halifax.",
                 "All rights reserved. ISBN 978-1-77319-436-3",
                 "Printed in Canada — first printing, 2019.",
             ],
-            0.0,
+            None,
         );
         assert!(!needs_ocr(&born_digital));
         // A short born-digital page without pictures: OCR would read the same.
-        assert!(!needs_ocr(&text_page(&["For my mother"], 0.0)));
+        assert!(!needs_ocr(&text_page(&["For my mother"], None)));
         // Dot leaders of a contents page are not garbage.
         assert!(!needs_ocr(&text_page(
             &["1 Introduction .......... 1", "2 Methods ....... 17"],
-            0.0
+            None
+        )));
+        // No image: vector drawings, a blank page, a page number alone.
+        assert!(!needs_ocr(&text_page(&[], None)));
+        assert!(!needs_ocr(&text_page(&["12", "— 3 —"], None)));
+        // A figure on a page with text, or a small picture on an empty page.
+        assert!(!needs_ocr(&text_page(&["Figure 3. Results"], Some(0.45))));
+        assert!(!needs_ocr(&text_page(&[], Some(0.2))));
+
+        // Scans: one image over most of the page and (nearly) no text.
+        assert!(needs_ocr(&text_page(&[], Some(1.0))));
+        assert!(needs_ocr(&text_page(&["", "  "], Some(0.98))));
+        assert!(
+            needs_ocr(&text_page(&["Scan 12"], Some(0.95))),
+            "few words on a scan"
+        );
+        // A scan with a real text layer (an OCR layer) keeps it.
+        assert!(!needs_ocr(&text_page(
+            &["Copyright 2019 Quiet Harbour Press, Halifax, Nova Scotia."],
+            Some(1.0)
         )));
 
-        assert!(needs_ocr(&text_page(&[], 0.0)));
-        assert!(needs_ocr(&text_page(&["", "  "], 1.0)));
-        assert!(needs_ocr(&text_page(&["12", "— 3 —"], 0.0)), "no real word");
-        assert!(
-            needs_ocr(&text_page(&["Scan 12"], 0.95)),
-            "few words on a picture"
-        );
-        // Broken font encodings.
+        // Broken font encodings, picture or not.
         assert!(needs_ocr(&text_page(
             &["\u{e001}\u{e002}\u{e003} \u{e004}\u{e005}he \u{fffd}\u{fffd}\u{fffd}\u{fffd}"],
-            0.0
+            None
         )));
         assert!(needs_ocr(&text_page(
             &["#$%& '()* +,-. /:;< Th =>?@ [\\]^ _`{| }~!\""],
-            0.0
+            None
         )));
+    }
+
+    /// Text layers that are mostly marks but real text: OCR would read the
+    /// same marks (the wild library's manuals have pages of each).
+    #[test]
+    fn code_tables_and_symbol_charts_are_not_junk() {
+        for lines in [
+            // A code listing.
+            &[
+                "\\begin{longtable}{nnnn}",
+                "aaaaa & baaaa & caaaaa & dbbbb \\\\",
+                "} } ) ; { = > < & \\\\ ] [",
+                "} } } ; ; ;",
+            ][..],
+            // ASCII art.
+            &[
+                "| +-------------=-------------+ |",
+                "| | . = . | | | | . (B) . | |",
+                "+---------------=---------------+",
+            ],
+            // A chart of arrows, math and shapes with combining overlays.
+            &[
+                "↣ ! ↢ # $ % & ' ↣\u{338} ¬ ⌐ ⋊ $ ⋉ & ⧖",
+                "↪ 1 2 3 4 ⤣ 6 ⤥ ⩕ ⩔ ⋏ ⋎ 4 5 6 7",
+                "⇀ ↿ ↽ ⇂ D E F G ⊔ ⊓ ⩏ ⩎ ▹ ▵ ◃ ▿ ▸",
+                "○ ● ◯ ⊖ ⦶ ⊘ ⦸ ⊏ ⊐ ⊑ ⊒ ⟦ ⟧ ⦅ ⦆",
+            ],
+        ] {
+            let page = text_page(lines, None);
+            assert!(!junk_text(&page), "{lines:?}");
+            assert!(!needs_ocr(&page), "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn scans_render_at_their_own_resolution_within_bounds() {
+        let at = |share: f32, dpi: f32| {
+            let mut p = text_page(&[], Some(share));
+            p.image.as_mut().unwrap().dpi = dpi;
+            render_dpi(&p, 300)
+        };
+        assert_eq!(at(1.0, 150.0), 200);
+        assert_eq!(at(1.0, 240.0), 240);
+        assert_eq!(at(0.99, 300.0), 300);
+        assert_eq!(at(1.0, 600.0), 400);
+        assert_eq!(at(1.0, f32::NAN), 300);
+        // Not a scan: a figure, or no image at all (a junk text layer).
+        assert_eq!(at(0.3, 150.0), 300);
+        assert_eq!(render_dpi(&text_page(&["x"], None), 250), 250);
     }
 
     #[test]
