@@ -448,7 +448,11 @@ impl PageObjects {
             return;
         }
         let area = |r: &Rect| (r.x1 - r.x0) * (r.bottom - r.top);
-        if self.largest.as_ref().is_none_or(|(r, _, _)| area(&clip) > area(r)) {
+        if self
+            .largest
+            .as_ref()
+            .is_none_or(|(r, _, _)| area(&clip) > area(r))
+        {
             self.largest = Some((clip, rect, pixels));
         }
     }

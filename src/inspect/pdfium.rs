@@ -594,6 +594,11 @@ pub(crate) mod tests {
                 p.text.image_ratio
             );
             assert!(p.text.lines.is_empty());
+            // One 921 x 1382 px JPEG over the whole 442 x 663 pt page:
+            // scanned at 150 dpi.
+            let image = p.text.image.unwrap();
+            assert!(image.share > 0.98, "page {i}: {image:?}");
+            assert!((image.dpi - 150.0).abs() < 1.0, "page {i}: {image:?}");
         }
     }
 
@@ -888,6 +893,11 @@ pub(crate) mod tests {
             "{} vs {want}",
             p.text.image_ratio
         );
+        // The largest image is the page's own (half the page), its 8 x 8
+        // pixels stretched over 300 x 800 pt: sqrt(64 / (25/6 * 100/9)) dpi.
+        let image = p.text.image.unwrap();
+        assert!((image.share - 0.5).abs() < 0.01, "{image:?}");
+        assert!((image.dpi - 1.176).abs() < 0.01, "{image:?}");
     }
 
     #[test]

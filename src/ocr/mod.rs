@@ -113,18 +113,28 @@ pub const MAX_OCR_PIXELS: u64 = 5000 * 7000;
 const FEW_WORDS: usize = 5;
 /// "Mostly one raster image": the page's largest image covers at least
 /// this share of the page. A scan is one image the size of the page
-/// (measured share 0.97-1.0 on the scanned gold PDFs); a figure, even a
-/// large one, leaves room for the text around it.
+/// (share 1.0 on the scanned gold PDFs); a smaller one is still taken for
+/// a scan when the page has no text at all (a scanned small book placed
+/// on a Letter page).
 pub const SCAN_SHARE: f32 = 0.5;
+/// A page with a few real words is a scan only when its image covers at
+/// least this share of it: a figure, even a large one, leaves room for
+/// its caption, and a page with text and a figure is not a scan.
+pub const FULL_PAGE_SHARE: f32 = 0.9;
 /// A scanned page is rendered for OCR at its image's own resolution,
 /// bounded to this range: below it Tesseract misses small print, above it
 /// it only spends more time on the same words.
 pub const MIN_SCAN_DPI: f32 = 200.0;
 pub const MAX_SCAN_DPI: f32 = 400.0;
-/// A text layer is junk when more than this share of its visible
-/// characters are ones no text is made of: controls, private-use code
-/// points, the replacement character (a broken font encoding) ...
-const MAX_ODD_CHARS: f32 = 0.3;
+/// A text layer is junk when more than this share of the characters of
+/// its words (two characters or more) are ones no text is made of:
+/// controls, private-use code points, the replacement character (a broken
+/// font encoding gives whole words of them) ... Single characters do not
+/// count: a font's glyph chart or a table of symbols sets its private-use
+/// glyphs one by one, and OCR reads no better there. Measured on the wild
+/// library: broken prose is 80-100% such characters; an index whose page
+/// numbers are private-use old-style figures is 34%.
+const MAX_ODD_CHARS: f32 = 0.5;
 /// ... or when more than this share of its words are runs of three or
 /// more different punctuation marks and no letter or digit (an encoding
 /// shifted into ASCII punctuation: `#$%&'()*`). Code, tables, symbol
@@ -134,13 +144,24 @@ const MAX_GARBLED_WORDS: f32 = 0.5;
 
 /// Whether a page should be rendered and OCRed: its text layer is junk
 /// (see [`junk_text`]), or it is a scan: its largest raster image covers
-/// at least [`SCAN_SHARE`] of it and its text layer has fewer than five
-/// real words. A page without such an image is never a scan, however
-/// little text it has: vector drawings, blank pages, a figure with its
-/// caption (OCR would read no more than the text layer has).
+/// at least [`SCAN_SHARE`] of it and it has no real word, or that image
+/// covers the page ([`FULL_PAGE_SHARE`]) and it has fewer than five real
+/// words (a stray page number or a digitiser's stamp in text). A page
+/// without such an image is never a scan, however little text it has:
+/// vector drawings, blank pages, a figure with its caption (OCR would read
+/// no more than the text layer has).
 pub fn needs_ocr(page: &PageText) -> bool {
-    let scan = page.image.is_some_and(|i| i.share >= SCAN_SHARE);
-    (scan && page.word_count() < FEW_WORDS) || junk_text(page)
+    if junk_text(page) {
+        return true;
+    }
+    let Some(image) = page.image else {
+        return false;
+    };
+    match page.word_count() {
+        0 => image.share >= SCAN_SHARE,
+        n if n < FEW_WORDS => image.share >= FULL_PAGE_SHARE,
+        _ => false,
+    }
 }
 
 /// The resolution to render `page` at for OCR: a scan's own (its largest
@@ -157,8 +178,9 @@ pub fn render_dpi(page: &PageText, default: u32) -> u32 {
     }
 }
 
-/// Whether a page's text layer, if any, is junk: mostly characters no
-/// text is made of, or mostly garbled words (see [`MAX_GARBLED_WORDS`]).
+/// Whether a page's text layer, if any, is junk: words mostly of
+/// characters no text is made of (see [`MAX_ODD_CHARS`]), or mostly
+/// garbled words (see [`MAX_GARBLED_WORDS`]).
 /// An empty text layer is not junk: it is no text layer.
 pub fn junk_text(page: &PageText) -> bool {
     let (mut visible, mut odd) = (0usize, 0usize);
@@ -170,6 +192,9 @@ pub fn junk_text(page: &PageText) -> bool {
             tokens += 1;
             if is_garbled(token) {
                 garbled += 1;
+            }
+            if token.chars().nth(1).is_none() {
+                continue;
             }
             for c in token.chars() {
                 visible += 1;
@@ -190,11 +215,12 @@ fn is_leader(token: &str) -> bool {
         .all(|c| matches!(c, '.' | '·' | '…' | '-' | '_' | '‥'))
 }
 
-/// A word of three or more marks, no letter or digit, and no mark making
-/// up half of it: `#$%&`, not `}`, `\\`, `+-----+` or `|||`.
+/// A word of three or more punctuation marks or symbols (no letter, no
+/// digit, no odd character: those count as odd), no mark making up half
+/// of it: `#$%&`, not `}`, `\\`, `+-----+` or `|||`.
 fn is_garbled(token: &str) -> bool {
     let chars: Vec<char> = token.chars().collect();
-    if chars.len() < 3 || chars.iter().any(|c| c.is_alphanumeric()) {
+    if chars.len() < 3 || chars.iter().any(|&c| c.is_alphanumeric() || is_odd_char(c)) {
         return false;
     }
     let most = chars
@@ -606,11 +632,13 @@ mod tests {
         assert!(!needs_ocr(&text_page(&["12", "— 3 —"], None)));
         // A figure on a page with text, or a small picture on an empty page.
         assert!(!needs_ocr(&text_page(&["Figure 3. Results"], Some(0.45))));
+        assert!(!needs_ocr(&text_page(&["Figure 3. Results"], Some(0.8))));
         assert!(!needs_ocr(&text_page(&[], Some(0.2))));
 
         // Scans: one image over most of the page and (nearly) no text.
         assert!(needs_ocr(&text_page(&[], Some(1.0))));
         assert!(needs_ocr(&text_page(&["", "  "], Some(0.98))));
+        assert!(needs_ocr(&text_page(&["— 3 —"], Some(0.6))), "no word");
         assert!(
             needs_ocr(&text_page(&["Scan 12"], Some(0.95))),
             "few words on a scan"
@@ -649,6 +677,19 @@ mod tests {
                 "| +-------------=-------------+ |",
                 "| | . = . | | | | . (B) . | |",
                 "+---------------=---------------+",
+            ],
+            // A font's glyph chart: private-use glyphs one by one.
+            &[
+                "Font Display for Clara",
+                "\u{e001} \u{e002} \u{e006} \u{e009} \u{e00b} \u{e00c} \u{e010}",
+                "\u{e011} \u{e012} \u{e016} \u{e019} \u{e01b} \u{e01c} \u{e020}",
+            ],
+            // An index whose page numbers are private-use old-style figures.
+            &[
+                "\\ifstr \u{e11c}\u{e11b}, \u{e121}\u{e11a}, \u{e119}\u{e11a}\u{e120}",
+                "\\immediate \u{e11e}\u{e119}, \u{e11e}\u{e120}, \u{e11f}\u{e11c}",
+                "\\item \u{e120}\u{e11d}, \u{e119}\u{e11b}\u{e11f}",
+                "\\Label \u{e11d}\u{e11b}, \u{e11e}\u{e120}",
             ],
             // A chart of arrows, math and shapes with combining overlays.
             &[

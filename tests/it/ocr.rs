@@ -1,7 +1,7 @@
 //! End-to-end OCR tests: image-only PDFs (built by the test from rendered
 //! pages, and a scanned fixture) read through Tesseract.
 
-use crate::util::{self, TestProject, record_for};
+use crate::util::{self, SyntheticPdf, TestProject, record_for};
 
 const BOOK: &str = "book-p03-asis.pdf";
 
@@ -78,5 +78,80 @@ fn ocr_diagnostics_follow_offset_zero() {
         records[0]["metadata"]["title"], "Weaving on Simple Looms",
         "{:#}",
         records[0]
+    );
+}
+
+/// Issue 18: only scans are OCRed, each at its own resolution. A
+/// born-digital document's page of vector drawings (no text at all), its
+/// page with a large figure and a short caption, and its blank page are
+/// not OCRed; a page that is one 150 dpi picture is, rendered at 200 dpi
+/// (the floor), and one that is a 300 dpi picture at 300 dpi.
+#[test]
+fn only_scans_are_ocred_each_at_its_own_resolution() {
+    let p = TestProject::new();
+    let (w, h) = (612.0, 792.0);
+    let mut drawing = String::from("0.8 w ");
+    for i in 0..40 {
+        let (x, y) = (40.0 + 12.0 * i as f32, 60.0 + 16.0 * i as f32);
+        drawing.push_str(&format!(
+            "{x} {y} m {} {} l S {x} {y} 30 20 re S ",
+            w - x,
+            h - y
+        ));
+    }
+    // The figure: 540 x 630 pt of a 612 x 792 pt page (70%), a gray
+    // gradient, and its caption of three words under it.
+    let (fw, fh) = (270u32, 315u32);
+    let gray: Vec<u8> = (0..fw * fh).map(|i| (i % fw * 255 / fw) as u8).collect();
+    let figure = format!(
+        "q 540 0 0 630 36 62 cm /Im0 Do Q {}",
+        crate::test_pdfs::text_ops(h, &[(11.0, 36.0, 770.0, "Figure 2. A simple loom")])
+    );
+    let digital = SyntheticPdf::new()
+        .compressed()
+        .text_page(&[(24.0, 72.0, 200.0, "Looms of the Northern Valleys")])
+        .page(w, h, Some(&drawing))
+        .page_with_image(w, h, &figure, fw, fh, gray)
+        .page(w, h, None);
+    digital.save(&p.data().join("digital.pdf"));
+    util::image_only_copy(
+        &util::fixture(BOOK),
+        &[1],
+        150,
+        &p.data().join("scan150.pdf"),
+    );
+    util::image_only_copy(
+        &util::fixture(BOOK),
+        &[1],
+        300,
+        &p.data().join("scan300.pdf"),
+    );
+
+    let (out, records) = p.run_json(&["run"]);
+    util::assert_exit(&out, 0);
+    assert_eq!(
+        record_for(&records, "digital.pdf")["pages_read"]["front"],
+        serde_json::json!([1, 2, 3, 4])
+    );
+    assert_eq!(p.summary()["pages OCRed"], 2, "the two scanned pages only");
+    let diag = p.root().join("cache/runs/latest/diagnostics");
+    assert!(!diag.join("digital").join("page-2.png").exists());
+    for (name, dpi) in [("scan150", 150), ("scan300", 300)] {
+        let source = colophon::inspect::Document::open(&p.data().join(format!("{name}.pdf")))
+            .unwrap()
+            .read_page(0)
+            .unwrap();
+        let image = source.text.image.unwrap();
+        assert!((image.dpi - dpi as f32).abs() < 1.0, "{name}: {image:?}");
+        let rendered = image::image_dimensions(diag.join(name).join("page-1.png")).unwrap();
+        let want = (source.text.width * dpi.max(200) as f32 / 72.0).floor() as u32;
+        assert!(
+            rendered.0.abs_diff(want) <= 1,
+            "{name}: {rendered:?}, want {want} wide"
+        );
+    }
+    assert_eq!(
+        record_for(&records, "scan150.pdf")["metadata"]["title"],
+        "Weaving on Simple Looms"
     );
 }

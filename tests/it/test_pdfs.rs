@@ -66,7 +66,23 @@ impl SyntheticPdf {
 
     /// A `w` x `h` pt page that is one 8-bit gray picture of `width` x
     /// `height` pixels (`/Im0`) covering the whole page, and nothing else.
-    pub fn image_page(mut self, w: f32, h: f32, width: u32, height: u32, gray: Vec<u8>) -> Self {
+    pub fn image_page(self, w: f32, h: f32, width: u32, height: u32, gray: Vec<u8>) -> Self {
+        let ops = format!("q {w} 0 0 {h} 0 0 cm /Im0 Do Q");
+        self.page_with_image(w, h, &ops, width, height, gray)
+    }
+
+    /// A `w` x `h` pt page drawn by `ops`, which may show `/F1` (Helvetica)
+    /// and `/Im0`, an 8-bit gray picture of `width` x `height` pixels
+    /// placed where `ops` says.
+    pub fn page_with_image(
+        mut self,
+        w: f32,
+        h: f32,
+        ops: &str,
+        width: u32,
+        height: u32,
+        gray: Vec<u8>,
+    ) -> Self {
         assert_eq!(gray.len(), (width * height) as usize, "one byte a pixel");
         let image = self.doc.add_object(Stream::new(
             dictionary! {
@@ -76,8 +92,7 @@ impl SyntheticPdf {
             },
             gray,
         ));
-        let ops = format!("q {w} 0 0 {h} 0 0 cm /Im0 Do Q");
-        self.add_page(w, h, Some(&ops), Some(image));
+        self.add_page(w, h, Some(ops), Some(image));
         self
     }
 
