@@ -11,7 +11,8 @@
 # The test and run commands run `--build` first and `--packages` in the
 # background while cargo builds (nothing in the build needs it), and wait
 # for it before running anything: on a fresh machine the packages are
-# about 160 MB to download and 560 MB to unpack, and the pypdfium2 wheel
+# about 160 MB to download and 560 MB to unpack, and biber's
+# Perl modules 117 more packages (about 54 s), and the pypdfium2 wheel
 # 3 MB, a minute or two that the build hides.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ packages=(
   time                                                # peak memory in scripts/perf.sh
   fonts-dejavu-core                                   # Cyrillic and title pictures of the generated books (tests)
   pandoc bibutils                                     # export tests: BibTeX/BibLaTeX/CSL-JSON and RIS readers
+  biber                                               # export tests: `biber --tool` validates the BibLaTeX
   chromium-headless-shell                             # review page tests (headless Chromium)
 )
 
