@@ -109,15 +109,22 @@ pub struct SourceClient {
     accept: &'static str,
     timeout: Duration,
     state: Mutex<State>,
+    /// Requests in flight now, at most `max_in_flight` (a service's
+    /// concurrency limit, on top of its rate limit).
+    in_flight: Mutex<usize>,
+    freed: std::sync::Condvar,
+    max_in_flight: usize,
 }
 
 impl SourceClient {
     /// A client for the source `name` at `base_url`, sending at most
-    /// `rate` requests a second, each within `timeout`, as `user_agent`.
+    /// `rate` requests a second and `max_in_flight` at once, each within
+    /// `timeout`, as `user_agent`.
     pub fn new(
         name: &'static str,
         base_url: &str,
         rate: f64,
+        max_in_flight: usize,
         timeout: Duration,
         user_agent: &str,
         accept: &'static str,
@@ -144,6 +151,9 @@ impl SourceClient {
                 off: None,
                 paused_until: None,
             }),
+            in_flight: Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+            max_in_flight: max_in_flight.max(1),
         }
     }
 
@@ -188,6 +198,10 @@ impl SourceClient {
                     None,
                 );
             }
+            // Another lookup may have switched the source off meanwhile.
+            if let Some(why) = self.unavailable() {
+                return self.ended(Fetched::Skipped(why), requests, None);
+            }
             requests += 1;
             let (retry, wait) = match self.attempt(url) {
                 Attempt::Done(fetched) => {
@@ -206,21 +220,33 @@ impl SourceClient {
                 }
             };
             debug_assert!(retry);
-            let failures = {
+            // Counting and switching off are one step under the lock, so
+            // that of lookups failing at once exactly one switches the
+            // source off and says so.
+            let switched = {
                 let mut st = self.state();
                 st.failures += 1;
-                st.failures
+                let failures = st.failures;
+                if failures >= SWITCH_OFF_AFTER {
+                    let first = st.off.is_none();
+                    if first {
+                        st.off = Some(format!(
+                            "{} is off for this run after {failures} failed requests in a row",
+                            self.name
+                        ));
+                    }
+                    Some(first.then(|| {
+                        format!(
+                            "online: {} switched off for this run after {failures} failed requests in a row (last: {last_error})",
+                            self.name
+                        )
+                    }))
+                } else {
+                    None
+                }
             };
-            if failures >= SWITCH_OFF_AFTER {
-                let msg = format!(
-                    "online: {} switched off for this run after {failures} failed requests in a row (last: {last_error})",
-                    self.name
-                );
-                self.state().off = Some(format!(
-                    "{} is off for this run after {failures} failed requests in a row",
-                    self.name
-                ));
-                return self.ended(Fetched::Failed(last_error), requests, Some(msg));
+            if let Some(msg) = switched {
+                return self.ended(Fetched::Failed(last_error), requests, msg);
             }
             let backoff = BACKOFF * 2u32.pow(attempt - 1);
             let wait = wait.map_or(backoff, |w| w.max(backoff));
@@ -255,8 +281,22 @@ impl SourceClient {
         }
     }
 
-    /// One request.
+    /// One request, once fewer than `max_in_flight` are out.
     fn attempt(&self, url: &str) -> Attempt {
+        {
+            let mut n = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            while *n >= self.max_in_flight {
+                n = self.freed.wait(n).unwrap_or_else(|p| p.into_inner());
+            }
+            *n += 1;
+        }
+        let result = self.send(url);
+        *self.in_flight.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        self.freed.notify_one();
+        result
+    }
+
+    fn send(&self, url: &str) -> Attempt {
         let response = self.agent.get(url).header("Accept", self.accept).call();
         let mut response = match response {
             Ok(r) => r,

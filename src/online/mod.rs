@@ -15,9 +15,12 @@
 //!   turning `--online` on over a warm library recomputes nothing but the
 //!   lookups, and `MIN_CONFIDENCE` keeps changing no cached work.
 //!
-//! Lookups run on the thread that reports records, one document at a
-//! time, so the documents' CPU work goes on meanwhile and a slow catalogue
-//! holds no pdfium worker. Every failure is a warning on the record.
+//! Lookups run on the run's lookup threads ([`LOOKUP_THREADS`] of them,
+//! between the document threads and the thread that reports records), so
+//! a slow catalogue holds no pdfium worker and no document thread, and
+//! several documents' lookups are in flight at once; each source's token
+//! bucket, shared by all of them, keeps its rate limit. Every failure is a
+//! warning on the record.
 
 pub mod http;
 pub mod parse;
@@ -33,6 +36,13 @@ use http::{Fetched, SourceClient};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
+
+/// Documents whose identifiers a run looks up at once (threads between
+/// the document threads and the reporting thread). The per-source rate
+/// limits, not this, bound the requests per second: it only lets a
+/// second document's lookup start while a first one waits on an answer
+/// (a catalogue's latency is 0.2-1 s, its rate limit a few a second).
+pub const LOOKUP_THREADS: usize = 8;
 
 /// Bump when a parser or the stored answer changes: every answer is then
 /// asked again.
@@ -91,6 +101,17 @@ impl Catalogue {
             Catalogue::Doi => r.doi,
             Catalogue::Crossref => r.crossref,
             Catalogue::Loc => r.loc,
+        }
+    }
+
+    /// Requests in flight at once at most: Crossref's public pool allows
+    /// one concurrent request, loc.gov blocks bursts; Open Library and the
+    /// DOI resolver take two (so that one slow answer does not halve the
+    /// rate the token bucket allows).
+    fn max_in_flight(self) -> usize {
+        match self {
+            Catalogue::OpenLibrary | Catalogue::Doi => 2,
+            Catalogue::Crossref | Catalogue::Loc => 1,
         }
     }
 
@@ -294,6 +315,7 @@ impl<'a> Online<'a> {
                     c.name(),
                     c.base_url(settings),
                     c.rate(settings),
+                    c.max_in_flight(),
                     timeout,
                     &ua,
                     c.accept(),
@@ -401,68 +423,78 @@ impl<'a> Online<'a> {
         lookup(outcome, false, exchange.requests)
     }
 
-    /// The record of a read document with the catalogues' answers about its
-    /// identifiers merged in (`decide::catalogue`), and the lookups counted
-    /// in `summary`.
-    pub fn record(
-        &self,
-        file: &PdfFile,
-        hash_hex: String,
-        result: &DocResult,
-        settings: &Settings,
-        summary: &mut Summary,
-    ) -> Record {
-        let ids = Identifier::of(&result.decision.metadata);
-        if ids.is_empty() {
-            return crate::report::record(file, hash_hex, result, settings);
-        }
-        let lookups: Vec<Lookup> = ids.iter().flat_map(|id| self.lookup(id)).collect();
-        for l in &lookups {
-            summary.online_requests += u64::from(l.requests);
-            match l.outcome {
-                _ if l.cached => summary.online_cached += 1,
-                Outcome::Failed(_) | Outcome::Skipped(_) => summary.online_failed += 1,
-                _ => {}
-            }
-        }
-        let online: Vec<Candidate> = lookups
+    /// The lookups of the identifiers decided for a document (requests,
+    /// unless cached): what [`record`] merges. Any thread may ask: the
+    /// run asks from its lookup threads, each source's token bucket and
+    /// failure count shared by all of them.
+    pub fn lookups_for(&self, result: &DocResult) -> Vec<Lookup> {
+        Identifier::of(&result.decision.metadata)
             .iter()
-            .filter_map(|l| match &l.outcome {
-                Outcome::Found(m) => Some(candidates(l.catalogue.via(), m)),
-                _ => None,
-            })
-            .flatten()
-            .collect();
-        let merged =
-            crate::decide::catalogue::merge(&result.decision, &online, settings.min_confidence);
-        let merged_result = DocResult {
-            decision: merged.decision,
-            ..result.clone()
-        };
-        let mut record = crate::report::record(file, hash_hex, &merged_result, settings);
-        // A printed reading a catalogue value replaced is still shown, unsure.
-        for f in Field::ALL {
-            if merged.replaced.has(f) && !record.unsure.has(f) {
-                copy_field(&merged.replaced, &mut record.unsure, f);
-            }
-        }
-        record
-            .warnings
-            .extend(lookups.iter().filter_map(Lookup::warning));
-        record.warnings.extend(
-            merged
-                .conflicts
-                .iter()
-                .map(|c| format!("online: {}", crate::decide::catalogue::warning(c))),
-        );
-        record.online = Some(OnlineReport {
-            lookups: lookups.iter().map(Lookup::report).collect(),
-            confirmed: merged.confirmed,
-            filled: merged.filled,
-            conflicts: merged.conflicts,
-        });
-        record
+            .flat_map(|id| self.lookup(id))
+            .collect()
     }
+}
+
+/// The record of a read document with the catalogues' answers about its
+/// identifiers (`lookups`, from [`Online::lookups_for`]) merged in
+/// (`decide::catalogue`), and the lookups counted in `summary`. Sends
+/// nothing.
+pub fn record(
+    file: &PdfFile,
+    hash_hex: String,
+    result: &DocResult,
+    lookups: &[Lookup],
+    settings: &Settings,
+    summary: &mut Summary,
+) -> Record {
+    if lookups.is_empty() {
+        return crate::report::record(file, hash_hex, result, settings);
+    }
+    for l in lookups {
+        summary.online_requests += u64::from(l.requests);
+        match l.outcome {
+            _ if l.cached => summary.online_cached += 1,
+            Outcome::Failed(_) | Outcome::Skipped(_) => summary.online_failed += 1,
+            _ => {}
+        }
+    }
+    let online: Vec<Candidate> = lookups
+        .iter()
+        .filter_map(|l| match &l.outcome {
+            Outcome::Found(m) => Some(candidates(l.catalogue.via(), m)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let merged =
+        crate::decide::catalogue::merge(&result.decision, &online, settings.min_confidence);
+    let merged_result = DocResult {
+        decision: merged.decision,
+        ..result.clone()
+    };
+    let mut record = crate::report::record(file, hash_hex, &merged_result, settings);
+    // A printed reading a catalogue value replaced is still shown, unsure.
+    for f in Field::ALL {
+        if merged.replaced.has(f) && !record.unsure.has(f) {
+            copy_field(&merged.replaced, &mut record.unsure, f);
+        }
+    }
+    record
+        .warnings
+        .extend(lookups.iter().filter_map(Lookup::warning));
+    record.warnings.extend(
+        merged
+            .conflicts
+            .iter()
+            .map(|c| format!("online: {}", crate::decide::catalogue::warning(c))),
+    );
+    record.online = Some(OnlineReport {
+        lookups: lookups.iter().map(Lookup::report).collect(),
+        confirmed: merged.confirmed,
+        filled: merged.filled,
+        conflicts: merged.conflicts,
+    });
+    record
 }
 
 /// The User-Agent every request carries: what asks, and whom to write to.

@@ -3,12 +3,17 @@
 //! ([`feed`]) → per document inspect/OCR/vision/extract/decide
 //! ([`documents`]) → name → write ([`writeback`]) → report ([`emit`]).
 //!
+//! After the documents, the worker processes draw the review page's
+//! missing thumbnails (`review::make_thumbnails`).
+//!
 //! Threads: rayon hashes and sends each fingerprint on as it is done; a
 //! feeder answers cached records at once and queues the rest for `2 x
 //! --jobs` document threads (each holds a pdfium worker process only while
 //! it reads, so some extract while the workers read); a vision job carries
-//! its document's reply channel; the calling thread alone looks records up
-//! online (`--online`), names, writes and reports, so records stream out
+//! its document's reply channel; with `--online`, lookup threads ask the
+//! catalogues about finished documents ([`crate::online::LOOKUP_THREADS`]
+//! at once, each source's rate limit shared); the calling thread alone
+//! merges their answers, names, writes and reports, so records stream out
 //! in completion order and memory does not grow with the library; two
 //! threads write the annotation exports, and a low-priority one deletes
 //! old run folders ([`crate::runs::Pruner`]).
@@ -55,6 +60,9 @@ pub fn run(
     let stop = documents::Stop::default();
     let mut out = emit::Outputs::create(env, &run_dir, stdout)?;
     let mut summary = Summary::default();
+    // The review page's thumbnails still to draw, drawn once the
+    // documents are done (by the worker processes, now idle).
+    let mut thumbs = Vec::new();
     std::thread::scope(|scope| -> Result<()> {
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
         let hashes = feed::fingerprint(scope, &files, env);
@@ -62,10 +70,11 @@ pub fn run(
         let threads = documents::threads(env);
         documents::start(scope, &ctx, &run_dir, &stop, jobs, done_tx, threads);
         let exports = emit::Exports::start(scope, &run_dir);
-        for doc in done_rx {
+        for (doc, lookups) in look_up(scope, online.as_ref(), done_rx) {
             let file = &files[doc.index];
             summary += out.progress(&doc, file);
-            let mut record = doc.record(file, settings, online.as_ref(), &mut summary);
+            let online = online.is_some().then_some(lookups.as_slice());
+            let mut record = doc.record(file, settings, online, &mut summary);
             crate::name::propose(&mut record, settings);
             if let (true, Some(hash), Some(result)) =
                 (settings.write_pdf_changes, doc.hash, doc.result())
@@ -74,12 +83,29 @@ pub fn run(
             }
             out.emit(&record)?;
             summary.count(&record);
+            let (cache_dir, data_dir) = (&env.paths.cache_dir, &env.paths.data_dir);
+            let offset = settings.page_num_offset;
+            if let Some(job) = crate::review::thumb_job(cache_dir, data_dir, &record, offset)
+                && !job.missing.is_empty()
+            {
+                thumbs.push(job);
+            }
             if !exports.send(record) {
                 break; // the writer failed: its error is returned below
             }
         }
         exports.finish()
     })?;
+    if !QUIT.load(Ordering::Relaxed) {
+        crate::review::make_thumbnails(env.sessions, &env.paths.cache_dir, &thumbs, env.opts.jobs);
+    }
+    drop(thumbs);
+    if let Some(pool) = &vision {
+        let hosts = pool.host_counts();
+        if hosts.iter().any(|h| h.sent > 0) {
+            summary.vision_hosts = hosts;
+        }
+    }
     let seconds = out.finish(&summary, started, stop.complete())?;
     let left = pruner.finish(&run_dir, started, QUIT.load(Ordering::Relaxed));
     emit::closing_lines(env, &summary, seconds, left, &run_dir);
@@ -87,8 +113,8 @@ pub fn run(
     Ok((summary, status))
 }
 
-/// The online catalogues when `ONLINE_LOOKUP` is on, asked by the calling
-/// thread as records are reported; off, nothing opens a connection.
+/// The online catalogues when `ONLINE_LOOKUP` is on, asked by the lookup
+/// threads ([`look_up`]); off, nothing opens a connection.
 fn lookups<'a>(env: &Env<'a>) -> Option<Online<'a>> {
     let online = env
         .settings
@@ -96,6 +122,34 @@ fn lookups<'a>(env: &Env<'a>) -> Option<Online<'a>> {
         .then(|| Online::new(env.settings, env.cache, env.reporter, &QUIT))?;
     online.announce();
     Some(online)
+}
+
+/// Finished documents with the catalogues' answers about their
+/// identifiers: [`crate::online::LOOKUP_THREADS`] threads look documents
+/// up concurrently (in completion order, so a slow answer delays only its
+/// own document); without `online`, one thread passes documents on.
+fn look_up<'s>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    online: Option<&'s Online<'_>>,
+    done: crossbeam_channel::Receiver<Done>,
+) -> crossbeam_channel::Receiver<(Done, Vec<crate::online::Lookup>)> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let threads = online.map_or(1, |_| crate::online::LOOKUP_THREADS);
+    for _ in 0..threads {
+        let (done, tx) = (done.clone(), tx.clone());
+        scope.spawn(move || {
+            for doc in done {
+                let lookups = match (online, doc.result()) {
+                    (Some(o), Some(result)) => o.lookups_for(result),
+                    _ => Vec::new(),
+                };
+                if tx.send((doc, lookups)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    rx
 }
 
 /// Where a run reads and writes.
@@ -169,7 +223,7 @@ impl Done {
         &self,
         file: &crate::model::PdfFile,
         settings: &Settings,
-        online: Option<&Online>,
+        online: Option<&[crate::online::Lookup]>,
         summary: &mut Summary,
     ) -> crate::model::Record {
         let (path, hash_hex) = (
@@ -180,7 +234,9 @@ impl Done {
             RecordOutcome::Cached(r) | RecordOutcome::Computed(r) => {
                 let hash_hex = hash_hex.unwrap_or_default();
                 match online {
-                    Some(o) => o.record(file, hash_hex, r, settings, summary),
+                    Some(lookups) => {
+                        crate::online::record(file, hash_hex, r, lookups, settings, summary)
+                    }
                     None => crate::report::record(file, hash_hex, r, settings),
                 }
             }

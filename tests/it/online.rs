@@ -378,8 +378,10 @@ fn a_dead_source_is_switched_off_after_five_failures_with_one_message() {
     let (out, records) = run(online_cmd(&p, &only_ol, &["run", "--online", "-j", "1"]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(records.len(), 4);
-    // Three attempts for the first book, two for the second: then off.
-    assert_eq!(ol.count(), 5);
+    // Off after five failed requests in a row. Lookups run concurrently
+    // (one per document at most), so a request another lookup had already
+    // sent when the fifth failed still counts: at most three more here.
+    assert!((5..=8).contains(&ol.count()), "{} requests", ol.count());
     let err = stderr(&out);
     assert_eq!(err.matches("switched off").count(), 1, "{err}");
     assert!(
@@ -390,11 +392,6 @@ fn a_dead_source_is_switched_off_after_five_failures_with_one_message() {
         let w = r["warnings"].to_string();
         assert!(w.contains("online: openlibrary lookup of isbn:"), "{r:#}");
     }
-    let skipped = records
-        .iter()
-        .filter(|r| r["online"]["lookups"][0]["result"] == "skipped")
-        .count();
-    assert_eq!(skipped, 2, "{records:#?}");
     // A failure is never cached: the next run asks again.
     let before = ol.count();
     let _ = run(online_cmd(&p, &only_ol, &["run", "--online"]));
@@ -565,4 +562,55 @@ fn lookup_prints_the_catalogue_record() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not an ISBN"), "{}", stderr(&out));
     assert_eq!(cat.requests(), 2);
+}
+
+/// Lookups are concurrent with the run: a second document's lookup goes
+/// out while the first one's answer is still awaited. The fake Open
+/// Library holds each request until two are in, and answers "not found"
+/// to one left alone for a minute: one lookup at a time would wait a
+/// minute and leave the first book unnamed.
+#[test]
+fn two_documents_are_looked_up_at_once() {
+    use std::sync::{Arc, Condvar, Mutex};
+    let mut second = lantern_book();
+    second.isbns = vec!["9781915862419".into()];
+    second.title = "Harbour Lights of the North".into();
+    let books = vec![lantern_book(), second];
+    let arrived = Arc::new((Mutex::new(0usize), Condvar::new()));
+    let ol = {
+        let arrived = Arc::clone(&arrived);
+        FakeCatalogue::start(move |_, r| {
+            let (count, cv) = &*arrived;
+            let mut n = count.lock().unwrap();
+            *n += 1;
+            cv.notify_all();
+            let (n, _) = cv
+                .wait_timeout_while(n, Duration::from_secs(60), |n| *n < 2)
+                .unwrap();
+            if *n >= 2 {
+                crate::fake_catalogue::answer(Api::OpenLibrary, &books, r)
+            } else {
+                Reply::Body(404, "{}".into())
+            }
+        })
+    };
+    let p = TestProject::new();
+    p.write("a.pdf", &text_pdf(&[(10, "ISBN 978-1-915862-40-2")]));
+    p.write("b.pdf", &text_pdf(&[(10, "ISBN 978-1-915862-41-9")]));
+    let mut c = online_cmd(
+        &p,
+        &urls([Some(&ol), None, None, None]),
+        &["run", "--online"],
+    );
+    c.env("ONLINE_TIMEOUT", "120");
+    let records = run_ok(c);
+    assert_eq!(ol.count(), 2);
+    assert_eq!(
+        record_for(&records, "a.pdf")["metadata"]["title"],
+        "The Lantern Keepers"
+    );
+    assert_eq!(
+        record_for(&records, "b.pdf")["metadata"]["title"],
+        "Harbour Lights of the North"
+    );
 }
