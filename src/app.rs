@@ -28,6 +28,12 @@ pub enum ExitStatus {
     Installation,
     /// Ctrl-C (130).
     Interrupted,
+    /// SIGTERM, a scheduler stopping the task (143, as a shell reports a
+    /// process killed by it): the finished documents are kept (records,
+    /// cache closed cleanly), the ones in progress were abandoned, and a
+    /// rerun resumes. The job files in docs/cluster have the engine retry
+    /// it.
+    Terminated,
 }
 
 impl ExitStatus {
@@ -37,6 +43,7 @@ impl ExitStatus {
             ExitStatus::SomeFailed => 1,
             ExitStatus::BadUsage | ExitStatus::Installation => 2,
             ExitStatus::Interrupted => 130,
+            ExitStatus::Terminated => 143,
         }
     }
 }
@@ -44,6 +51,12 @@ impl ExitStatus {
 /// Set by Ctrl-C: no new document is started, finished ones are reported,
 /// the cache is flushed.
 pub static QUIT: AtomicBool = AtomicBool::new(false);
+
+/// Set by SIGTERM (with [`QUIT`]): the documents in progress are abandoned
+/// rather than finished, since a scheduler's SIGKILL follows within its
+/// grace period (Slurm's KillWait, Kubernetes'
+/// terminationGracePeriodSeconds: 30 s by default). See [`install_sigterm`].
+pub static TERMINATED: AtomicBool = AtomicBool::new(false);
 
 /// Runs one command of the command line.
 pub fn main(cli: Cli) -> Result<ExitStatus> {
@@ -68,9 +81,13 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         shards,
         crate::settings::process_env,
     );
+    let run_group = crate::shard::run_group(crate::settings::process_env);
     if command == Command::Config {
         print!("{}", settings.describe(&provenance));
-        print!("{}", crate::shard::describe(&shard, &paths.cache_dir));
+        print!(
+            "{}",
+            crate::shard::describe(&shard, run_group.as_ref(), &paths.cache_dir)
+        );
         return Ok(match shard {
             Ok(_) => ExitStatus::Success,
             Err(_) => ExitStatus::BadUsage,
@@ -84,6 +101,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         Ok(Some(shard)) => {
             paths.cache_dir = shard.cache_dir(&project.cache_dir);
             opts.shard = Some(shard);
+            opts.run_group = run_group.as_ref().map(|(id, _)| id.clone());
         }
         Ok(None) => {}
     }
@@ -91,6 +109,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         Command::Worker | Command::Config => unreachable!("handled above"),
         Command::Merge {
             group,
+            run_group: asked,
             allow_partial,
         } => {
             let Some(_lock) = lock_project(&project, None) else {
@@ -98,6 +117,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             };
             let request = crate::merge::Request {
                 group,
+                run_group: asked.or(run_group.map(|(id, _)| id)),
                 allow_partial,
             };
             crate::merge::command(&paths, &settings, &request)
@@ -232,7 +252,14 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Review { run_id, no_open } => {
+            // Thumbnails are drawn by pdfium worker processes, as every
+            // PDF read is.
+            let pool = crate::inspect::WorkerPool::new(crate::inspect::PoolConfig::from_settings(
+                &settings, opts.jobs,
+            ));
             crate::review::command(
+                &pool,
+                opts.jobs,
                 &paths.cache_dir,
                 &paths.data_dir,
                 settings.page_num_offset,
@@ -278,6 +305,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             ));
             let reporter: Arc<dyn Reporter> = crate::progress::reporter(opts.quiet).into();
             install_ctrl_c(reporter.clone());
+            install_sigterm(reporter.clone());
             cache.report_warnings_to(reporter.clone());
             if let (_, Some(notice)) = crate::cli::jobs(cli.flags.jobs, crate::cli::cpus()) {
                 reporter.message(&notice);
@@ -399,6 +427,106 @@ fn open_cache(dir: &Path) -> Option<Cache> {
         Err(e) => {
             eprintln!("colophon: {e}");
             None
+        }
+    }
+}
+
+/// The write end of the pipe that wakes [`install_sigterm`]'s thread.
+static SIGTERM_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_sigterm(_: libc::c_int) {
+    // Only atomics and write(2) here: async-signal-safe. A repeated
+    // SIGTERM (Slurm signals every process of the step, a wrapper shell
+    // may forward it again) changes nothing.
+    if TERMINATED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    QUIT.store(true, Ordering::SeqCst);
+    let fd = SIGTERM_PIPE.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) of one byte from a static buffer.
+        unsafe { libc::write(fd, b"t".as_ptr().cast(), 1) };
+    }
+}
+
+/// SIGTERM, how Slurm and Kubernetes stop a task (preemption, a time
+/// limit, a drained node, a deleted pod): no new document is started; the
+/// documents in progress are abandoned: their pdfium workers and
+/// tesseracts are killed (and any started while the run winds down), so
+/// their documents fail with a transient error that is neither cached nor
+/// reported; the finished ones are reported, `records.jsonl` and
+/// `summary.md` written, the cache flushed and closed with its clean-close
+/// mark, and the run exits 143 ([`ExitStatus::Terminated`]). A restarted
+/// task finds every reported document in its cache. SIGKILL stays safe
+/// too: the workers and tesseracts die with the run (`PR_SET_PDEATHSIG`)
+/// and the cache recovers as after any crash.
+fn install_sigterm(reporter: Arc<dyn Reporter>) {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2(2) into a two-int array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    let read_end = fds[0];
+    let woken = std::thread::Builder::new()
+        .name("sigterm".into())
+        .spawn(move || {
+            let mut byte = [0u8; 1];
+            loop {
+                // SAFETY: read(2) of one byte into a local buffer.
+                let n = unsafe { libc::read(read_end, byte.as_mut_ptr().cast(), 1) };
+                if n == 1 {
+                    break;
+                }
+                if n < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                    continue;
+                }
+                return;
+            }
+            reporter.error(
+                "colophon: SIGTERM: abandoning the documents in progress; finished ones are \
+                 kept, and a rerun resumes (exit 143)",
+            );
+            // Until the process exits: a document thread may render one
+            // more page for OCR, or start a worker, before it sees its
+            // document fail.
+            loop {
+                kill_children();
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+    if woken.is_err() {
+        return;
+    }
+    SIGTERM_PIPE.store(fds[1], Ordering::SeqCst);
+    // SAFETY: a zeroed sigaction with a handler that is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigterm as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+    }
+}
+
+/// SIGKILLs every child process of every thread of this process (the
+/// pdfium workers, the tesseracts): `/proc/self/task/*/children`.
+fn kill_children() {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return;
+    };
+    for task in tasks.flatten() {
+        let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            // SAFETY: kill(2) on a child of ours (not yet reaped, so its
+            // pid cannot have been reused).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }
 }

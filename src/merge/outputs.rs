@@ -31,6 +31,7 @@ pub(super) fn write(
     settings: &Settings,
     parts: &[ShardRun],
     missing: &[String],
+    group: Option<&str>,
 ) -> Result<Merged> {
     let run = RunDir::create(&paths.cache_dir)?;
     records(parts, &run.path.join("records.jsonl"))?;
@@ -55,7 +56,16 @@ pub(super) fn write(
         dry_run,
         complete: missing.is_empty(),
         summary: summary.clone(),
+        group: group.map(str::to_string),
     })?;
+    // The shards' thumbnails, for the merged review page (which points at
+    // cache/thumbs/): hard links, as for the exports.
+    for part in parts {
+        link_tree(
+            &part.cache_dir.join("thumbs"),
+            &paths.cache_dir.join("thumbs"),
+        )?;
+    }
     if let Err(e) = crate::review::write_page(&run.path, settings.page_num_offset) {
         eprintln!("colophon: warning: no review page: {e:#}");
     }

@@ -7,10 +7,13 @@
 //!
 //! Rows are drawn a page of 100 at a time, so 10,000 PDFs cost the
 //! browser no more than 100; thumbnails load lazily. They are PNG files
-//! in `cache/thumbs/`, named by content hash and page, made by
-//! `colophon review` (in this process, with pdfium) and kept like every
-//! stage's result: a page once drawn is never drawn again, and every run's
-//! page shows the thumbnails already there.
+//! in `cache/thumbs/`, named by content hash and page, rendered by the
+//! pdfium worker processes (never in the coordinator: pdfium is not
+//! thread-safe, see `inspect::pool`) at the end of every run, for its
+//! records, and by `colophon review` for any still missing. They are kept
+//! like every stage's result: a page once drawn is never drawn again (a
+//! warm rerun opens no PDF for them), and every run's page shows the
+//! thumbnails already there.
 
 pub mod approvals;
 
@@ -210,56 +213,123 @@ pub struct ThumbCounts {
     pub failed: usize,
 }
 
-/// Renders the missing thumbnails of the run's records into
-/// `cache/thumbs/` (pdfium in this process, one document at a time). A
-/// file that changed since the run (another hash) gets none.
-pub fn make_thumbnails(
+/// The thumbnails one record's review row shows: the document, its
+/// content hash, and the 0-based pages whose PNG is not made yet.
+#[derive(Debug, Clone)]
+pub struct ThumbJob {
+    pub path: PathBuf,
+    pub hash: crate::model::DocHash,
+    pub missing: Vec<u32>,
+    /// Thumbnails of the row already there.
+    pub cached: usize,
+}
+
+/// What `r`'s row needs drawn (`None`: nothing, or no content hash).
+pub fn thumb_job(
     cache_dir: &Path,
     data_dir: &Path,
-    records: &[Record],
+    r: &Record,
     page_num_offset: u32,
+) -> Option<ThumbJob> {
+    let hash = r.blake3.as_deref().and_then(parse_hash)?;
+    let wanted: Vec<u32> = row(r, page_num_offset)
+        .thumbs
+        .iter()
+        .map(|t| t.page - page_num_offset)
+        .collect();
+    let total = wanted.len();
+    let missing: Vec<u32> = wanted
+        .into_iter()
+        .filter(|&i| !cache_dir.join(thumb_rel(&hash.hex(), i)).exists())
+        .collect();
+    (total > 0).then(|| ThumbJob {
+        path: crate::export::current_path(r, data_dir),
+        hash,
+        cached: total - missing.len(),
+        missing,
+    })
+}
+
+fn parse_hash(hex: &str) -> Option<crate::model::DocHash> {
+    let bytes = hex.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        out[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(crate::model::DocHash(out))
+}
+
+/// Renders the missing thumbnails of `jobs` into `cache/thumbs/` with the
+/// pdfium worker processes of `sessions`, `threads` documents at once
+/// (copies of one content, one hash, drawn once). A file that changed
+/// since its record (another hash: the worker refuses it) or is gone gets
+/// none.
+pub fn make_thumbnails(
+    sessions: &dyn crate::document::SessionSource,
+    cache_dir: &Path,
+    jobs: &[ThumbJob],
+    threads: usize,
 ) -> ThumbCounts {
-    let mut counts = ThumbCounts::default();
-    for r in records {
-        let Some(hash) = &r.blake3 else { continue };
-        let wanted: Vec<u32> = row(r, page_num_offset)
-            .thumbs
-            .iter()
-            .map(|t| t.page - page_num_offset)
-            .collect();
-        let missing: Vec<u32> = wanted
-            .into_iter()
-            .filter(|&i| !cache_dir.join(thumb_rel(hash, i)).exists())
-            .collect();
-        counts.cached += row(r, page_num_offset).thumbs.len() - missing.len();
-        if missing.is_empty() {
-            continue;
+    let mut seen = std::collections::HashSet::new();
+    let jobs: Vec<&ThumbJob> = jobs.iter().filter(|j| seen.insert(j.hash.0)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let counts = std::sync::Mutex::new(ThumbCounts::default());
+    let add = |c: ThumbCounts| {
+        let mut all = counts.lock().unwrap_or_else(|p| p.into_inner());
+        all.made += c.made;
+        all.cached += c.cached;
+        all.failed += c.failed;
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1).min(jobs.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    add(draw(sessions, cache_dir, job));
+                }
+            });
         }
-        let path = crate::export::current_path(r, data_dir);
-        let doc = match crate::inspect::Document::open(&path) {
-            Ok(d) if hex(&d.content_hash()) == *hash => d,
-            _ => {
-                counts.failed += missing.len();
-                continue;
-            }
-        };
-        for index in missing {
-            let dest = cache_dir.join(thumb_rel(hash, index));
-            let made = doc
-                .render_page(index, THUMB_DPI, 400_000)
-                .ok()
-                .and_then(|img| save_png(&img, &dest).ok());
-            match made {
-                Some(()) => counts.made += 1,
-                None => counts.failed += 1,
-            }
+    });
+    counts.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One document's missing thumbnails, through one worker.
+fn draw(
+    sessions: &dyn crate::document::SessionSource,
+    cache_dir: &Path,
+    job: &ThumbJob,
+) -> ThumbCounts {
+    let mut counts = ThumbCounts {
+        cached: job.cached,
+        ..ThumbCounts::default()
+    };
+    if job.missing.is_empty() {
+        return counts;
+    }
+    let opened = sessions.session().and_then(|mut s| {
+        s.open(&job.path, &job.hash)?;
+        Ok(s)
+    });
+    let Ok(mut session) = opened else {
+        counts.failed += job.missing.len();
+        return counts;
+    };
+    let hex = job.hash.hex();
+    for &index in &job.missing {
+        let made = session
+            .render(index, THUMB_DPI)
+            .ok()
+            .and_then(|img| save_png(&img, &cache_dir.join(thumb_rel(&hex, index))).ok());
+        match made {
+            Some(()) => counts.made += 1,
+            None => counts.failed += 1,
         }
     }
     counts
-}
-
-fn hex(bytes: &[u8; 32]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Written under a temporary name and renamed: a reader never sees half a
@@ -283,9 +353,12 @@ fn save_png(img: &image::GrayImage, dest: &Path) -> Result<()> {
 }
 
 /// `colophon review`: makes the missing thumbnails of the run (the latest
-/// by default), writes its page again and opens it in the browser (or
-/// says where it is). Returns the page's path.
+/// by default) with `sessions`' worker processes, writes its page again
+/// and opens it in the browser (or says where it is). Returns the page's
+/// path.
 pub fn command(
+    sessions: &dyn crate::document::SessionSource,
+    threads: usize,
     cache_dir: &Path,
     data_dir: &Path,
     page_num_offset: u32,
@@ -294,7 +367,11 @@ pub fn command(
 ) -> Result<PathBuf> {
     let run_dir = crate::runs::RunDir::find(cache_dir, run_id)?.path;
     let records = crate::export::read_records(&run_dir)?;
-    let counts = make_thumbnails(cache_dir, data_dir, &records, page_num_offset);
+    let jobs: Vec<ThumbJob> = records
+        .iter()
+        .filter_map(|r| thumb_job(cache_dir, data_dir, r, page_num_offset))
+        .collect();
+    let counts = make_thumbnails(sessions, cache_dir, &jobs, threads);
     eprintln!(
         "colophon: thumbnails: {} made, {} already there, {} could not be made (file gone or changed)",
         counts.made, counts.cached, counts.failed
