@@ -166,6 +166,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         approved: None,
         verbose: 0,
         shard: None,
+        run_group: None,
     };
     let cache = open_cache(&paths.cache_dir);
     let pool = WorkerPool::new(PoolConfig {

@@ -93,8 +93,14 @@ pub enum Command {
     Merge {
         /// The number of shards of the run to merge (cache/shards/N/)
         /// [default: SHARDS, or the only group there is].
-        #[arg(value_name = "RUN-GROUP")]
+        #[arg(value_name = "N")]
         group: Option<u32>,
+        /// The run group to merge: the job id the shards recorded
+        /// (RUN_GROUP, or SLURM_ARRAY_JOB_ID under Slurm) [default:
+        /// RUN_GROUP, else the group of the newest shard run]. Shards whose
+        /// last run is of another group are named as stale, not merged.
+        #[arg(long = "group", value_name = "ID")]
+        run_group: Option<String>,
         /// Merge the shards that finished even when others are missing or
         /// did not finish (they are named, and the run is marked partial).
         #[arg(long)]
@@ -228,6 +234,8 @@ pub struct RunOptions {
     /// The shard of a sharded run (`--shard`, Slurm, Kubernetes: set by
     /// `app` from `shard::resolve`); `None` processes the whole library.
     pub shard: Option<crate::shard::Shard>,
+    /// The run group a shard's run records (`shard::run_group`).
+    pub run_group: Option<String>,
 }
 
 /// The number of CPUs this process may use (cgroup quotas included), 1 if
@@ -270,6 +278,7 @@ impl RunOptions {
             approved: f.approved.clone(),
             verbose: f.verbose,
             shard: None,
+            run_group: None,
         }
     }
 }
@@ -379,7 +388,16 @@ mod tests {
             parse(&["merge", "4", "--allow-partial"]).unwrap().command,
             Some(Command::Merge {
                 group: Some(4),
+                run_group: None,
                 allow_partial: true
+            })
+        );
+        assert_eq!(
+            parse(&["merge", "--group", "5123"]).unwrap().command,
+            Some(Command::Merge {
+                group: None,
+                run_group: Some("5123".into()),
+                allow_partial: false
             })
         );
         let sharded = parse(&["--shard", "1/4", "--shards", "4"]).unwrap();
@@ -488,6 +506,7 @@ mod tests {
                 approved: None,
                 verbose: 2,
                 shard: None,
+                run_group: None,
             }
         );
         let quiet = RunOptions::from_cli(&parse(&["-q"]).unwrap());

@@ -251,6 +251,21 @@ pub struct Summary {
     pub online_requests: u64,
     pub online_cached: u64,
     pub online_failed: u64,
+    /// Each vision host's pages (`VLM_ENDPOINTS`), when the run sent any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub vision_hosts: Vec<HostCount>,
+}
+
+/// One vision host's pages in a run: sent there, answered there, failed
+/// there (a page that failed at one host may be answered by another), and
+/// whether its circuit breaker switched it off.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HostCount {
+    pub endpoint: String,
+    pub sent: u64,
+    pub answered: u64,
+    pub failed: u64,
+    pub switched_off: bool,
 }
 
 impl AddAssign for Summary {
@@ -276,6 +291,22 @@ impl AddAssign for Summary {
         self.online_requests += o.online_requests;
         self.online_cached += o.online_cached;
         self.online_failed += o.online_failed;
+        // The shards of a merged run: summed per host.
+        for h in o.vision_hosts {
+            match self
+                .vision_hosts
+                .iter_mut()
+                .find(|m| m.endpoint == h.endpoint)
+            {
+                Some(m) => {
+                    m.sent += h.sent;
+                    m.answered += h.answered;
+                    m.failed += h.failed;
+                    m.switched_off |= h.switched_off;
+                }
+                None => self.vision_hosts.push(h),
+            }
+        }
     }
 }
 
@@ -340,6 +371,22 @@ impl Summary {
         );
         for (k, v) in self.rows() {
             s.push_str(&format!("| {k} | {v} |\n"));
+        }
+        if !self.vision_hosts.is_empty() {
+            s.push_str(
+                "\n## Vision hosts\n\n| host | pages sent | answered | failed | switched off |\n\
+                 |---|---:|---:|---:|---|\n",
+            );
+            for h in &self.vision_hosts {
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    h.endpoint,
+                    h.sent,
+                    h.answered,
+                    h.failed,
+                    if h.switched_off { "yes" } else { "no" }
+                ));
+            }
         }
         s
     }

@@ -163,6 +163,10 @@ pub struct RunEnd {
     pub dry_run: bool,
     pub complete: bool,
     pub summary: crate::report::Summary,
+    /// A shard's run group (`shard::run_group`), which `merge` matches;
+    /// a merged run's, the group it merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// The file of a run folder holding its [`RunEnd`].

@@ -215,8 +215,13 @@ const SLURM_MIN: &str = "SLURM_ARRAY_TASK_MIN";
 const SLURM_MAX: &str = "SLURM_ARRAY_TASK_MAX";
 const SLURM_STEP: &str = "SLURM_ARRAY_TASK_STEP";
 const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
+const SLURM_JOB: &str = "SLURM_ARRAY_JOB_ID";
 
-/// The environment variables [`resolve`] reads (tests clear them).
+/// The variable that names a sharded run's group (see [`run_group`]).
+pub const GROUP_VAR: &str = "RUN_GROUP";
+
+/// The environment variables [`resolve`] and [`run_group`] read (tests
+/// clear them).
 pub const ENV_VARS: &[&str] = &[
     SLURM_ID,
     SLURM_COUNT,
@@ -224,7 +229,27 @@ pub const ENV_VARS: &[&str] = &[
     SLURM_MAX,
     SLURM_STEP,
     K8S_INDEX,
+    SLURM_JOB,
+    GROUP_VAR,
 ];
+
+/// The run group of a shard's run: which job the N shards belong to. Each
+/// shard records it in its run (`summary.json`), and `colophon merge`
+/// combines only shards of one group, naming a shard whose last run is of
+/// another (a stale run of an earlier job with the same N). From
+/// `RUN_GROUP` (by hand, or from the Job's `controller-uid` label in
+/// docs/cluster's Kubernetes manifest), else Slurm's `SLURM_ARRAY_JOB_ID`
+/// (the same in every task of one array). Returns the id and the variable
+/// it came from; `None` when neither is set (shards run by hand: merge
+/// then goes by N alone).
+pub fn run_group(env: impl Fn(&str) -> Option<String>) -> Option<(String, &'static str)> {
+    [GROUP_VAR, SLURM_JOB].into_iter().find_map(|name| {
+        env(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .map(|v| (v, name))
+    })
+}
 
 /// `I/N` with 0 <= I < N.
 fn parse_flag(text: &str) -> Result<Shard, ShardError> {
@@ -316,14 +341,26 @@ fn slurm(
     Ok((Shard { index, count }, vars))
 }
 
-/// The `colophon config` lines about the shard (TOML comments).
-pub fn describe(resolved: &Result<Option<Resolved>, ShardError>, cache_dir: &Path) -> String {
+/// The `colophon config` lines about the shard (TOML comments), with the
+/// run group ([`run_group`]) a shard records.
+pub fn describe(
+    resolved: &Result<Option<Resolved>, ShardError>,
+    group: Option<&(String, &'static str)>,
+    cache_dir: &Path,
+) -> String {
     match resolved {
         Ok(Some(r)) => format!(
-            "# shard: {} (from {}); its cache and runs: {}\n",
+            "# shard: {} (from {}); its cache and runs: {}\n# run group: {}\n",
             r.shard,
             r.origin,
-            r.shard.cache_dir(cache_dir).display()
+            r.shard.cache_dir(cache_dir).display(),
+            match group {
+                Some((id, var)) => format!("{id} (from {var})"),
+                None => format!(
+                    "none ({GROUP_VAR} and {SLURM_JOB} are unset: merge goes by the number of \
+                     shards alone)"
+                ),
+            }
         ),
         Ok(None) => "# shard: none (the whole library)\n".to_string(),
         Err(e) => format!("# shard: error: {e}\n"),

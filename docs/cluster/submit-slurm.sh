@@ -8,5 +8,5 @@ here=$(dirname "$0")
 mkdir -p cache/slurm
 array=$(sbatch --parsable --array=0-$((n - 1)) "$@" "$here/colophon-array.sbatch")
 merge=$(sbatch --parsable --dependency=afterany:"${array%%;*}" \
-    --export=ALL,SHARDS="$n" "$here/colophon-merge.sbatch")
+    --export=ALL,SHARDS="$n",RUN_GROUP="${array%%;*}" "$here/colophon-merge.sbatch")
 echo "array job $array ($n shards), merge job $merge"

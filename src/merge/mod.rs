@@ -16,8 +16,14 @@
 //! 4. Temporary files left under `data/` by killed shards are deleted:
 //!    merge holds the project lock exclusively, so no shard is running.
 //!
-//! The run group is the number of shards, N: the folder
-//! `cache/shards/<N>/` holds the state of every shard of such runs.
+//! The folder `cache/shards/<N>/` holds the state of every shard of runs
+//! of N shards, and the run group ([`crate::shard::run_group`]: the Slurm
+//! array's job id, a Kubernetes Job's uid, `RUN_GROUP`) tells which job
+//! each shard's last run belonged to: merge combines one group only (the
+//! one asked with `--group` or `RUN_GROUP`, else that of the newest shard
+//! run) and names a shard whose last run is of another group as stale (an
+//! earlier job's), so that a shard that failed to run in this job is not
+//! silently replaced by its results from the last one.
 
 mod outputs;
 
@@ -34,6 +40,8 @@ use std::path::{Path, PathBuf};
 pub struct Request {
     /// The number of shards; `None`: `SHARDS`, or the only group there is.
     pub group: Option<u32>,
+    /// The run group; `None`: that of the newest shard run.
+    pub run_group: Option<String>,
     /// Merge what finished even when some shards did not.
     pub allow_partial: bool,
 }
@@ -60,7 +68,7 @@ pub fn command(paths: &Paths, settings: &Settings, req: &Request) -> Result<Exit
             return Ok(ExitStatus::BadUsage);
         }
     };
-    let (ready, problems) = survey(&paths.cache_dir, count);
+    let (ready, problems, run_group) = survey(&paths.cache_dir, count, req.run_group.as_deref());
     for p in &problems {
         eprintln!("colophon: {p}");
     }
@@ -76,7 +84,7 @@ pub fn command(paths: &Paths, settings: &Settings, req: &Request) -> Result<Exit
         );
         return Ok(ExitStatus::SomeFailed);
     }
-    let merged = outputs::write(paths, settings, &ready, &problems)?;
+    let merged = outputs::write(paths, settings, &ready, &problems, run_group.as_deref())?;
     let cache = crate::cache::Cache::open(&paths.cache_dir)?;
     let mut imported = 0;
     for part in &ready {
@@ -99,8 +107,9 @@ pub fn command(paths: &Paths, settings: &Settings, req: &Request) -> Result<Exit
             part.shard, part.run.id, part.end.summary.files, part.end.seconds
         );
     }
+    let of_group = run_group.map_or(String::new(), |g| format!(" of run group {g}"));
     println!(
-        "merged {} of {count} shards into {}: {} records, {} writes journaled, {imported} cache entries imported",
+        "merged {} of {count} shards{of_group} into {}: {} records, {} writes journaled, {imported} cache entries imported",
         ready.len(),
         merged.run.path.display(),
         merged.summary.files,
@@ -174,17 +183,48 @@ fn groups(cache_dir: &Path) -> Vec<u32> {
     out
 }
 
-/// Every shard of the group with a run to merge, and a message for each
-/// shard without one.
-fn survey(cache_dir: &Path, count: u32) -> (Vec<ShardRun>, Vec<String>) {
+/// Every shard of the group with a run of the run group to merge, a
+/// message for each shard without one, and the run group: `wanted`, else
+/// that of the newest shard run (`None`: shards run without one).
+fn survey(
+    cache_dir: &Path,
+    count: u32,
+    wanted: Option<&str>,
+) -> (Vec<ShardRun>, Vec<String>, Option<String>) {
+    let mut found: Vec<Result<ShardRun, String>> = (0..count)
+        .map(|index| shard_run(cache_dir, Shard { index, count }))
+        .collect();
+    let group = match wanted {
+        Some(g) => Some(g.to_string()),
+        None => found
+            .iter()
+            .flatten()
+            .max_by(|a, b| a.run.id.cmp(&b.run.id))
+            .and_then(|r| r.end.group.clone()),
+    };
+    for f in &mut found {
+        if let Ok(r) = f
+            && r.end.group != group
+        {
+            let named = |g: &Option<String>| g.as_deref().map_or("none".into(), |g| g.to_string());
+            *f = Err(format!(
+                "shard {}: its last finished run {} is of run group {}, not {}: a stale run of \
+                 an earlier job; run this shard again in this job (it resumes from its cache)",
+                r.shard,
+                r.run.id,
+                named(&r.end.group),
+                named(&group)
+            ));
+        }
+    }
     let (mut ready, mut problems) = (Vec::new(), Vec::new());
-    for index in 0..count {
-        match shard_run(cache_dir, Shard { index, count }) {
+    for f in found {
+        match f {
             Ok(r) => ready.push(r),
             Err(p) => problems.push(p),
         }
     }
-    (ready, problems)
+    (ready, problems, group)
 }
 
 /// The shard's last run, when it got to its end and processed every
@@ -238,6 +278,15 @@ mod tests {
     /// A shard folder with one run that ended as `complete` says (`None`:
     /// a run that was killed, with no `summary.json`).
     fn shard_with_run(cache: &Path, shard: Shard, complete: Option<bool>) -> RunDir {
+        shard_with_group_run(cache, shard, complete, None)
+    }
+
+    fn shard_with_group_run(
+        cache: &Path,
+        shard: Shard,
+        complete: Option<bool>,
+        group: Option<&str>,
+    ) -> RunDir {
         let dir = shard.cache_dir(cache);
         let run = RunDir::create(&dir).unwrap();
         if let Some(complete) = complete {
@@ -247,6 +296,7 @@ mod tests {
                 dry_run: true,
                 complete,
                 summary: Summary::default(),
+                group: group.map(str::to_string),
             })
             .unwrap();
             run.mark_latest().unwrap();
@@ -296,7 +346,7 @@ mod tests {
         shard_with_run(t.path(), shard(0), Some(true));
         shard_with_run(t.path(), shard(1), Some(false));
         shard_with_run(t.path(), shard(2), None);
-        let (ready, problems) = survey(t.path(), 4);
+        let (ready, problems, _) = survey(t.path(), 4, None);
         assert_eq!(ready.len(), 1);
         assert_eq!(ready[0].shard, shard(0));
         assert_eq!(problems.len(), 3, "{problems:#?}");
@@ -306,11 +356,39 @@ mod tests {
 
         // A run killed after an earlier one finished: not the old one.
         shard_with_run(t.path(), shard(0), None);
-        let (ready, problems) = survey(t.path(), 4);
+        let (ready, problems, _) = survey(t.path(), 4, None);
         assert!(ready.is_empty());
         assert!(
             problems[0].contains("did not finish (killed?)"),
             "{problems:#?}"
         );
+    }
+
+    #[test]
+    fn a_stale_shard_of_an_earlier_job_is_named_not_merged() {
+        let t = tempfile::tempdir().unwrap();
+        let shard = |index| Shard { index, count: 3 };
+        // Job 41 ran all three shards; job 42 ran two of them again.
+        for i in 0..3 {
+            shard_with_group_run(t.path(), shard(i), Some(true), Some("41"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1100)); // newer run ids
+        shard_with_group_run(t.path(), shard(0), Some(true), Some("42"));
+        shard_with_group_run(t.path(), shard(2), Some(true), Some("42"));
+        let (ready, problems, group) = survey(t.path(), 3, None);
+        assert_eq!(group.as_deref(), Some("42"), "the newest run's group");
+        let merged: Vec<u32> = ready.iter().map(|r| r.shard.index).collect();
+        assert_eq!(merged, [0, 2]);
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(
+            problems[0].starts_with("shard 1/3: its last finished run")
+                && problems[0].contains("is of run group 41, not 42: a stale run"),
+            "{problems:#?}"
+        );
+        // Asked for the earlier job: the two shards run again are its stale ones.
+        let (ready, problems, _) = survey(t.path(), 3, Some("41"));
+        assert_eq!(ready.len(), 1);
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].contains("of run group 42, not 41"));
     }
 }

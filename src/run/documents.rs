@@ -6,7 +6,7 @@
 
 use super::feed::Job;
 use super::{Done, Env, RecordOutcome};
-use crate::app::{ExitStatus, QUIT};
+use crate::app::{ExitStatus, QUIT, TERMINATED};
 use crate::cache::Tree;
 use crate::document::{self, Context, OcrSlots};
 use crate::inspect::PdfError;
@@ -89,7 +89,11 @@ impl Stop {
 
     /// The run's exit status.
     pub fn status(&self, summary: &Summary, reporter: &dyn Reporter) -> ExitStatus {
-        if self.fatal.load(Ordering::Relaxed) {
+        if TERMINATED.load(Ordering::Relaxed) {
+            // Before an installation error: a worker killed while it
+            // started looks like one.
+            ExitStatus::Terminated
+        } else if self.fatal.load(Ordering::Relaxed) {
             let msg = self.message.lock().unwrap_or_else(|p| p.into_inner());
             reporter.error(&format!("colophon: stopped: {msg}"));
             ExitStatus::Installation
@@ -123,6 +127,14 @@ pub(super) fn start<'s>(
                     continue;
                 }
                 let done_doc = one(ctx, run_dir, stop, job);
+                // After SIGTERM the documents in progress are abandoned:
+                // one that failed then (its worker or tesseract killed) is
+                // not reported; the rerun reads it.
+                if TERMINATED.load(Ordering::SeqCst)
+                    && matches!(done_doc.outcome, RecordOutcome::Failed(_))
+                {
+                    continue;
+                }
                 if done.send(done_doc).is_err() {
                     break;
                 }

@@ -122,6 +122,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
             dry_run,
             complete,
             summary: summary.clone(),
+            group: self.env.opts.run_group.clone(),
         })?;
         self.run_dir.mark_latest()?;
         Ok(seconds)

@@ -21,8 +21,12 @@ struct Host {
     client: VisionClient,
     /// Requests (pages) in flight now.
     outstanding: AtomicUsize,
-    /// Pages sent so far (for ties, and the run's log).
+    /// Pages sent so far (for ties, and the run's summary).
     sent: AtomicU64,
+    /// Pages answered here / failed here (a page that failed here may
+    /// have been answered by another host).
+    answered: AtomicU64,
+    failed: AtomicU64,
     /// Pages in a row whose every attempt here was unreachable.
     streak: AtomicUsize,
     off: AtomicBool,
@@ -87,6 +91,8 @@ impl Hosts {
                     client,
                     outstanding: AtomicUsize::new(0),
                     sent: AtomicU64::new(0),
+                    answered: AtomicU64::new(0),
+                    failed: AtomicU64::new(0),
                     streak: AtomicUsize::new(0),
                     off: AtomicBool::new(false),
                 })
@@ -137,6 +143,17 @@ impl Hosts {
         self.hosts[lease.index].streak.store(0, Ordering::SeqCst);
     }
 
+    /// Counts the leased page as answered (`true`) or failed at its host.
+    pub fn count(&self, lease: &Lease, answered: bool) {
+        let host = &self.hosts[lease.index];
+        let n = if answered {
+            &host.answered
+        } else {
+            &host.failed
+        };
+        n.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Every attempt of a page at the leased host was unreachable (or the
     /// model is missing there): counts towards its breaker.
     pub fn unreachable(&self, lease: &Lease, last: &VisionError) -> Tripped {
@@ -165,15 +182,16 @@ impl Hosts {
             .count()
     }
 
-    /// Pages sent to each host so far, by endpoint.
-    pub fn sent(&self) -> Vec<(String, u64)> {
+    /// Each host's pages so far, for the run's summary.
+    pub fn counts(&self) -> Vec<crate::report::HostCount> {
         self.hosts
             .iter()
-            .map(|h| {
-                (
-                    h.client.endpoint().to_string(),
-                    h.sent.load(Ordering::SeqCst),
-                )
+            .map(|h| crate::report::HostCount {
+                endpoint: h.client.endpoint().to_string(),
+                sent: h.sent.load(Ordering::SeqCst),
+                answered: h.answered.load(Ordering::SeqCst),
+                failed: h.failed.load(Ordering::SeqCst),
+                switched_off: h.off.load(Ordering::SeqCst),
             })
             .collect()
     }
@@ -227,8 +245,8 @@ mod tests {
         assert!(h.lease(&[0, 1, 2]).is_none());
         drop((a, c, d));
         // With nothing in flight, the one sent the fewest pages goes next.
-        let sent = h.sent();
-        let fewest = (0..3).min_by_key(|&i| (sent[i].1, i)).unwrap();
+        let sent = h.counts();
+        let fewest = (0..3).min_by_key(|&i| (sent[i].sent, i)).unwrap();
         assert_eq!(h.lease(&[]).unwrap().index(), fewest);
     }
 

@@ -304,9 +304,10 @@ impl<T: Send + 'static> VisionPool<T> {
         Self::start_hosts(clients, settings.vlm_concurrency, store, Some(quit))
     }
 
-    /// Pages sent to each host so far, by endpoint.
-    pub fn sent_per_host(&self) -> Vec<(String, u64)> {
-        self.shared.hosts.sent()
+    /// Each host's pages so far (sent, answered, failed), for the run's
+    /// summary.
+    pub fn host_counts(&self) -> Vec<crate::report::HostCount> {
+        self.shared.hosts.counts()
     }
 
     /// Jobs waiting for a caller (for a "vision queue" progress bar).
@@ -473,6 +474,7 @@ fn ask(
         match exchange.result {
             Ok(text) => {
                 shared.hosts.reached(&lease);
+                shared.hosts.count(&lease, true);
                 shared.store.put(key, &text);
                 let answer = Answer::parse(&text);
                 d.outcome = "answered".into();
@@ -483,11 +485,13 @@ fn ask(
             Err(e) if !(e.is_unreachable() || e.is_model_missing()) => {
                 // The host is there; the page failed on its own account.
                 shared.hosts.reached(&lease);
+                shared.hosts.count(&lease, false);
                 d.outcome = "failed".into();
                 d.attempts = attempts;
                 return (Outcome::Failed(e), d, joined(messages));
             }
             Err(e) => {
+                shared.hosts.count(&lease, false);
                 match shared.hosts.unreachable(&lease, &e) {
                     Tripped::No => {}
                     Tripped::Host(msg) => messages.push(msg),

@@ -357,3 +357,74 @@ fn shards_write_with_their_own_journals_and_undo_reverts_the_merged_run() {
         "the library is as it was before the shards"
     );
 }
+
+/// Issue 16: each shard records its run group (here Slurm's array job id),
+/// and `merge` combines one group only. Job 700 runs both shards; job 701
+/// runs shard 0 alone (shard 1 failed to start): merging 701 names shard
+/// 1's run as a stale one of job 700 instead of merging it.
+#[test]
+fn merge_names_a_shard_whose_last_run_is_an_earlier_jobs() {
+    let p = TestProject::new();
+    p.add("book-p02-asis.pdf", "a.pdf");
+    p.add("book-p03-asis.pdf", "b.pdf");
+    let shard = |i: u32, job: &str| {
+        let out = p
+            .cmd()
+            .args(["run", "-q"])
+            .envs([
+                ("SLURM_ARRAY_TASK_ID", i.to_string().as_str()),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("SLURM_ARRAY_JOB_ID", job),
+            ])
+            .output()
+            .unwrap();
+        util::assert_exit(&out, 0);
+    };
+    let config = p
+        .cmd()
+        .arg("config")
+        .envs([
+            ("SLURM_ARRAY_TASK_ID", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ("SLURM_ARRAY_JOB_ID", "700"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        util::stdout(&config).contains("# run group: 700 (from SLURM_ARRAY_JOB_ID)"),
+        "{}",
+        util::stdout(&config)
+    );
+    shard(0, "700");
+    shard(1, "700");
+    // Run ids are by the second: job 701 starts a second later.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    shard(0, "701");
+
+    let out = p.cmd().arg("merge").output().unwrap();
+    util::assert_exit(&out, 1);
+    let err = util::stderr(&out);
+    assert!(
+        err.contains("shard 1/2: its last finished run")
+            && err.contains("is of run group 700, not 701: a stale run"),
+        "{err}"
+    );
+    assert!(err.contains("nothing merged"), "{err}");
+    // Asked for job 700 by name, shard 0's newer run is the stale one.
+    let out = p.cmd().args(["merge", "--group", "700"]).output().unwrap();
+    util::assert_exit(&out, 1);
+    assert!(
+        util::stderr(&out).contains("shard 0/2: its last finished run"),
+        "{}",
+        util::stderr(&out)
+    );
+    // Shard 1 runs again in job 701: the merge goes through and says which.
+    shard(1, "701");
+    let out = p.cmd().arg("merge").output().unwrap();
+    util::assert_exit(&out, 0);
+    assert!(
+        util::stdout(&out).contains("merged 2 of 2 shards of run group 701"),
+        "{}",
+        util::stdout(&out)
+    );
+}

@@ -64,6 +64,7 @@ impl TestProject {
                 || k == "SHARDS"
                 || k.starts_with("SLURM_ARRAY_")
                 || k == "JOB_COMPLETION_INDEX"
+                || k == "RUN_GROUP"
             {
                 c.env_remove(k);
             }

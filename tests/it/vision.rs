@@ -292,4 +292,30 @@ fn two_hosts_share_the_pages_and_one_that_stops_is_switched_off_once() {
         "{err}"
     );
     assert!(!err.contains("vision switched off"), "{err}");
+    // The run's summary counts each host's pages.
+    let end: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(p.root().join("cache/runs/latest/summary.json")).unwrap(),
+    )
+    .unwrap();
+    let hosts = end["summary"]["vision_hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2, "{end:#}");
+    let (ha, hb) = (&hosts[0], &hosts[1]);
+    assert_eq!(ha["endpoint"], a.endpoint().as_str());
+    assert_eq!(ha["answered"], a.chat_count() as u64, "{end:#}");
+    assert_eq!(ha["failed"], 0);
+    assert_eq!(ha["switched_off"], false);
+    assert_eq!(hb["endpoint"], b_endpoint.as_str());
+    assert_eq!(hb["answered"], b_before as u64, "{end:#}");
+    assert!(hb["failed"].as_u64().unwrap() >= 3, "{end:#}");
+    assert_eq!(hb["switched_off"], true);
+    for h in hosts {
+        assert_eq!(
+            h["sent"].as_u64(),
+            Some(h["answered"].as_u64().unwrap() + h["failed"].as_u64().unwrap()),
+            "{end:#}"
+        );
+    }
+    let md = std::fs::read_to_string(p.root().join("cache/runs/latest/summary.md")).unwrap();
+    assert!(md.contains("## Vision hosts"), "{md}");
+    assert!(md.contains(&format!("| {b_endpoint} | ")), "{md}");
 }

@@ -306,12 +306,17 @@ fn running(pid: u32) -> bool {
         .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
 }
 
-/// Issue 19, "killed workers": after the run was killed, its workers and
-/// tesseracts ran on (about 3 s, the rest of their page). A stand-in
-/// tesseract that would run for a minute shows it: it must go with the run.
-#[test]
-fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
-    let p = TestProject::new();
+/// A run of `p` whose scanned book is stuck in a stand-in tesseract that
+/// would run for a minute, once that tesseract has started: the run and
+/// its process family (workers, tesseracts), and its stderr lines as they
+/// come (`-v`: one line per document done; stdout, a pipe, is buffered).
+fn run_stuck_in_ocr(
+    p: &TestProject,
+) -> (
+    std::process::Child,
+    Vec<u32>,
+    std::sync::mpsc::Receiver<String>,
+) {
     p.add("book-p03-scanned.pdf", "scanned.pdf");
     let bin = p.root().join("bin");
     std::fs::create_dir(&bin).unwrap();
@@ -334,16 +339,26 @@ fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-
     let mut child = p
         .cmd()
-        .args(["run", "-q"])
+        .args(["run", "-v", "--json"])
         .env("PATH", path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
     let started = Instant::now();
     while !pids.exists() {
         assert!(
@@ -361,26 +376,87 @@ fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
             .filter_map(|p| p.parse::<u32>().ok()),
     );
     assert!(family.len() >= 2, "a worker and a tesseract: {family:?}");
+    (child, family, lines)
+}
 
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    child.wait().unwrap();
-    // The stand-in sleeps a minute: waiting 20 s for it to go tells a
-    // process killed with the run from one that finishes its page.
+/// Waits up to 20 s for every process of `family` to be gone (the
+/// stand-in tesseract sleeps a minute: that tells a process killed with
+/// the run from one that finishes its page), kills what is left so as not
+/// to leave it to the other tests, and returns it.
+fn left_running(family: &[u32]) -> Vec<u32> {
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut left: Vec<u32> = family.clone();
+    let mut left: Vec<u32> = family.to_vec();
     while !left.is_empty() && Instant::now() < deadline {
         left.retain(|&pid| running(pid));
         std::thread::sleep(Duration::from_millis(50));
     }
     for &pid in &left {
-        // Do not leave them behind for the other tests.
+        // SAFETY: kill(2) on what our own child started.
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
     }
+    left
+}
+
+/// Issue 19, "killed workers": after the run was killed, its workers and
+/// tesseracts ran on (about 3 s, the rest of their page). With SIGKILL,
+/// which the run cannot catch, they must still go with it.
+#[test]
+fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
+    let p = TestProject::new();
+    let (mut child, family, _) = run_stuck_in_ocr(&p);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let left = left_running(&family);
     assert!(
         left.is_empty(),
         "still running after the run was killed: {left:?} of {family:?}"
     );
+}
+
+/// Issue 16: SIGTERM, how Slurm and Kubernetes stop a task, is graceful.
+/// The document in progress (stuck in OCR for a minute) is abandoned at
+/// once, its worker and tesseract killed; the finished one is reported;
+/// the run writes its records, closes the cache with its clean-close mark
+/// and exits 143, for the engine to retry it.
+#[test]
+fn sigterm_abandons_the_documents_in_progress_and_keeps_the_finished_ones() {
+    let p = TestProject::new();
+    p.add(GOOD, "good.pdf");
+    let (mut child, family, lines) = run_stuck_in_ocr(&p);
+    // The text book is done (reported) before the signal.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !lines
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .expect("the text book's progress line")
+        .starts_with("good.pdf: ")
+    {}
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let stderr: Vec<String> =
+        std::iter::from_fn(|| lines.recv_timeout(Duration::from_secs(5)).ok()).collect();
+    let stderr = stderr.join("\n");
+    assert_eq!(status.code(), Some(143), "{status:?}: {stderr}");
+    assert!(stderr.contains("SIGTERM"), "{stderr}");
+    let left = left_running(&family);
+    assert!(
+        left.is_empty(),
+        "still running after SIGTERM: {left:?} of {family:?}"
+    );
+    // The abandoned book is not reported, as an error or otherwise.
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("scanned.pdf: ")),
+        "{stderr}"
+    );
+    let records =
+        std::fs::read_to_string(p.root().join("cache/runs/latest/records.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 1, "{records}");
+    assert!(records.contains("\"good.pdf\""), "{records}");
+    assert!(
+        p.root().join("cache/db/colophon-closed").is_file(),
+        "the cache was closed cleanly"
+    );
+    assert_eq!(p.summary()["errors"], 0);
 }
 
 /// Issue 19, item 2: the hash read a memory map, and a file truncated
