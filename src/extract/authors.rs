@@ -113,7 +113,9 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
         let in_heading = heading.lines.contains(&i);
         if !display {
             // A paper: only the lines between its title and the abstract.
-            if l.bbox.top < heading.bottom - 1.0 || in_heading {
+            // (Boxes run from the font's ascent to its descent, so a
+            // byline's box may start inside the title's: its middle says.)
+            if (l.bbox.top + l.bbox.bottom) / 2.0 < heading.bottom || in_heading {
                 continue;
             }
             let f = fold(&l.text);
@@ -935,6 +937,38 @@ mod tests {
         ];
         let found = heading_names(lines, 190.0);
         assert_eq!(found, vec!["Ulla Berg", "Anna de Wit"]);
+    }
+
+    #[test]
+    fn a_byline_whose_box_reaches_into_the_title_box_is_read() {
+        // pdfium's boxes run from the font's ascent to its descent: the
+        // title's box reaches a point below the top of the byline's.
+        let mut title = line("A Tidy Interpreter for Tables", 17.2, 86.0);
+        title.bbox.bottom = 114.7;
+        let mut name = line_at("Vera Holmqvist", 10.9, 113.6, 150.0);
+        name.bbox.bottom = 129.2;
+        let mut version = line_at("Version 2.19.0", 10.9, 113.6, 250.0);
+        version.bbox.bottom = 129.2;
+        let lines = vec![
+            title,
+            name,
+            version,
+            line_at("vera@example.org", 10.9, 127.2, 150.0),
+            line_at("2022-12-23", 10.9, 127.2, 250.0),
+            line("Contents", 14.3, 157.7),
+        ];
+        assert_eq!(heading_names(lines, 190.0), vec!["Vera Holmqvist"]);
+    }
+
+    #[test]
+    fn a_manual_byline_with_the_surname_in_capitals() {
+        let lines = vec![
+            line("The tallyho package", 17.2, 165.0),
+            line("Odile MARCHETEAU†", 12.0, 197.0),
+            line("Released 2022/12/02", 12.0, 221.0),
+            line("Abstract", 9.0, 259.0),
+        ];
+        assert_eq!(heading_names(lines, 273.0), vec!["Odile Marcheteau"]);
     }
 
     #[test]

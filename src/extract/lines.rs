@@ -341,6 +341,28 @@ mod tests {
     }
 
     #[test]
+    fn bylines_of_package_manuals_are_names() {
+        let n = |s: &str| match classify(s) {
+            LineKind::Names { names, .. } => names,
+            k => panic!("{s:?} -> {k:?}"),
+        };
+        // A surname set in capitals after a given name in mixed case.
+        assert_eq!(n("Odile MARCHETEAU"), vec!["Odile Marcheteau"]);
+        assert_eq!(n("Ilse KARNOWSKI†"), vec!["Ilse Karnowski"]);
+        // A given name joined to an initial.
+        assert_eq!(n("H.-Bertil Lindqvist"), vec!["H.-Bertil Lindqvist"]);
+        // A remark in brackets after a name: a role, a pen name, a status.
+        assert_eq!(
+            n("Oda Brennvik (fonts) and Piet Haverkamp (documentation)"),
+            vec!["Oda Brennvik", "Piet Haverkamp"]
+        );
+        assert_eq!(n("Wenli Zhou (Sorrelwood∗)"), vec!["Wenli Zhou"]);
+        assert_eq!(n("Tobias Kolumbek†"), vec!["Tobias Kolumbek"]);
+        // "et al." ends a list without being a name.
+        assert_eq!(n("Jean-Luc F. Dorvalle, et al."), vec!["Jean-Luc F. Dorvalle"]);
+    }
+
+    #[test]
     fn non_names_are_not_names() {
         for s in [
             "Hoogeveld University & Research",
@@ -356,6 +378,9 @@ mod tests {
             "Quantitative Tools for Archivists",
             "Second edition",
             "Varène PAO",
+            "Using LATEX",
+            "Inside NASA",
+            "Written in LUATEX",
             "苏州",
             "Revised 14 March 2021",
             "Brandon, Keewatin, Canada R7A 5K9",

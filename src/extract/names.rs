@@ -50,6 +50,9 @@ static NOTE_DIGITS: LazyLock<Pattern> = LazyLock::new(|| {
 static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"(\p{L})(?:\d{1,2}(?:,\d{1,2})*|[*†‡§¶⁎∗✉⋆★]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s+(\p{Lu})").unwrap()
 });
+/// "et al." closing a list: more names, none given.
+static ET_AL: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
@@ -248,7 +251,14 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
             .trim_start_matches("The ")
             .trim();
         let p = HONORIFIC.replace_all(p, "").trim().to_string();
-        if p.is_empty() {
+        // A remark in brackets after a name: a role, a pen name, a status.
+        let p = match p.split_once(" (") {
+            Some((name, remark)) if remark.ends_with(')') && !name.contains('(') => {
+                name.trim().to_string()
+            }
+            _ => p,
+        };
+        if p.is_empty() || ET_AL.is_match(&p) {
             continue;
         }
         match piece_kind(&p, cjk_marked) {
@@ -314,7 +324,7 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
         return None;
     }
     let all_caps = letters.iter().all(|c| !c.is_lowercase()) && letters.len() > 3;
-    let words: Vec<String> = p
+    let mut words: Vec<String> = p
         .split_whitespace()
         .map(|w| {
             if all_caps {
@@ -328,7 +338,11 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
         return None;
     }
     let mut real = 0;
-    for (i, w) in words.iter().enumerate() {
+    // Whether a given name in mixed case came before: then a last word in
+    // capitals is a surname set in capitals ("Odile MARCHETEAU").
+    let mut given = false;
+    for i in 0..words.len() {
+        let w = words[i].clone();
         let lw = w.to_lowercase();
         let last = i == words.len() - 1;
         let bare = w.trim_end_matches(',');
@@ -351,15 +365,32 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
             real += 1;
             continue;
         }
+        if last && given && is_capitals_surname(bare) {
+            words[i] = title_case(&w);
+            real += 1;
+            continue;
+        }
         if !is_name_word(bare) {
             return None;
         }
+        given = true;
         real += 1;
     }
     if real < 2 {
         return None;
     }
     Some(words.join(" "))
+}
+
+/// A surname set in capitals after a given name: five letters or more
+/// with a vowel, so that acronyms ("PAO", "NASA") and TeX engines
+/// ("LATEX", "LUATEX") are not read as one.
+fn is_capitals_surname(w: &str) -> bool {
+    let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+    letters >= 5
+        && w.chars().all(|c| c.is_uppercase() || matches!(c, '-' | '\'' | '’'))
+        && w.chars().any(|c| "AEIOUYÀÁÂÄÈÉÊËÌÍÎÏÒÓÔÖÙÚÛÜ".contains(c))
+        && !w.ends_with("TEX")
 }
 
 /// "W.", "J.-P.", "R" (as in "Q Core Team"), "Ó" (as in "Cathal Ó Murchadha").
@@ -383,6 +414,11 @@ fn is_initial(w: &str) -> bool {
 /// "Tillinghast", "O'Brien", "Möllendorf-Berg", "McDonald". An all-capitals
 /// word ("IBM", "PAO") inside a mixed-case name is an acronym, not a name.
 fn is_name_word(w: &str) -> bool {
+    // A given name joined to an initial: "H.-Martin".
+    let w = match w.split_once(".-") {
+        Some((initial, rest)) if initial.chars().count() == 1 && is_initial(initial) => rest,
+        _ => w,
+    };
     let mut cs = w.chars();
     let Some(first) = cs.next() else {
         return false;
