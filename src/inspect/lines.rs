@@ -292,7 +292,7 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
     }
 
     // 2. Superscripts and subscripts join the larger neighbouring row.
-    merge_scripts(&mut rows);
+    merge_scripts(&mut rows, glyphs, &fg);
 
     // 3. + 4. Cut rows into lines, write spaces.
     let mut out = Vec::new();
@@ -401,7 +401,7 @@ fn median_word_gap(glyphs: &[Glyph], fg: &[FGlyph], members: &[usize]) -> Option
     Some(gaps[(gaps.len() - 1) / 2])
 }
 
-fn merge_scripts(rows: &mut Vec<Row>) {
+fn merge_scripts(rows: &mut Vec<Row>, glyphs: &[Glyph], fg: &[FGlyph]) {
     let mut i = 0;
     while i < rows.len() {
         let small = &rows[i];
@@ -411,7 +411,8 @@ fn merge_scripts(rows: &mut Vec<Row>) {
             let fits = small.size <= SCRIPT_SIZE_RATIO * big.size
                 && (small.v - big.v).abs() <= SCRIPT_SHIFT_EM * big.size
                 && small.umin >= big.umin - big.size
-                && small.umax <= big.umax + big.size;
+                && small.umax <= big.umax + big.size
+                && !drawn_over(small, big, glyphs, fg);
             if fits && target.is_none_or(|t| rows[t].size < big.size) {
                 target = Some(j);
             }
@@ -429,6 +430,34 @@ fn merge_scripts(rows: &mut Vec<Row>) {
             i += 1;
         }
     }
+}
+
+/// Letters a smaller row draws over the larger row's letters, beyond which
+/// it is a line of its own set across the other (an author's name laid
+/// over a large title), not a superscript, which sits beside the letters.
+const OVERDRAWN_LETTERS: usize = 2;
+
+/// Whether `small` draws more than [`OVERDRAWN_LETTERS`] letters over
+/// `big`'s letters (each overlapping a letter of `big` by more than half
+/// its own width).
+fn drawn_over(small: &Row, big: &Row, glyphs: &[Glyph], fg: &[FGlyph]) -> bool {
+    let letters = |r: &Row| -> Vec<(f32, f32)> {
+        r.members
+            .iter()
+            .filter(|&&m| glyphs[m].ch.is_alphabetic())
+            .map(|&m| (fg[m].u0, fg[m].u1))
+            .collect()
+    };
+    let under = letters(big);
+    letters(small)
+        .into_iter()
+        .filter(|&(a0, a1)| {
+            under
+                .iter()
+                .any(|&(b0, b1)| a1.min(b1) - a0.max(b0) > (a1 - a0) * 0.5)
+        })
+        .nth(OVERDRAWN_LETTERS)
+        .is_some()
 }
 
 fn is_space(c: char) -> bool {
@@ -800,6 +829,20 @@ mod tests {
         let lines = build_lines(&g);
         assert_eq!(texts(&lines), vec!["A Big Title", "by Someone"]);
         assert!(lines[0].line.size > lines[1].line.size);
+    }
+
+    #[test]
+    fn a_name_laid_over_a_large_title_is_a_line_of_its_own() {
+        // The name's baseline is within half the title's em of the title's,
+        // as a superscript's would be, but it is drawn across the title's
+        // letters, not beside them.
+        let mut g = word_glyphs("The tallyho and allied packages", 60.0, 200.0, 24.0, false);
+        g.extend(word_glyphs("Odile Marcheteau", 150.0, 207.0, 12.0, false));
+        let lines = build_lines(&g);
+        assert_eq!(
+            texts(&lines),
+            vec!["The tallyho and allied packages", "Odile Marcheteau"]
+        );
     }
 
     #[test]
