@@ -411,7 +411,15 @@ def write_weights(path, models, threshold, summary):
             lines.append("        &[" + ", ".join(parts) + "],")
         lines.append("    ] },")
     lines += ["];", "", f"pub const MIN_CONFIDENCE: f32 = {threshold:.2};", ""]
-    open(path, "w").write("\n".join(lines))
+    open(path, "w").write(with_model_id("\n".join(lines)))
+
+
+def with_model_id(text):
+    """The weights' text with MODEL_ID, a checksum of it, appended: cached
+    decisions are keyed by it, so new weights never meet old records."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    return text + ("/// Checksum of the tables above; part of the cache key of decisions.\n"
+                   f"pub const MODEL_ID: u32 = 0x{digest};\n")
 
 
 def plot(path, docs, preds):

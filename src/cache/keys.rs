@@ -166,7 +166,7 @@ impl StageVersions {
             inspect: crate::inspect::INSPECT_VERSION,
             ocr: crate::ocr::OCR_VERSION,
             extract: crate::extract::EXTRACT_VERSION,
-            decide: crate::decide::DECIDE_VERSION,
+            decide: crate::decide::DECIDE_KEY,
             vision_prompt: crate::vision::PROMPT_VERSION,
         }
     }

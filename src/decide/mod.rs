@@ -27,8 +27,13 @@ use crate::extract::layout::{fold, token_f1, tokens};
 use crate::model::{Candidate, Decision, Field, Metadata, PageText, Ranked, Value, Via};
 use features::{PageContext, Standing};
 
-/// Bump when the merge rules, the features or the weights change.
+/// Bump when the merge rules or the features change (new weights change
+/// [`DECIDE_KEY`] by themselves).
 pub const DECIDE_VERSION: u32 = 6;
+
+/// What a cached decision depends on: [`DECIDE_VERSION`] and the checksum
+/// the trainer writes with the weights.
+pub const DECIDE_KEY: u32 = DECIDE_VERSION.wrapping_mul(0x9E37_79B1) ^ weights::MODEL_ID;
 
 /// Below this cluster score a field without trained weights is left empty.
 pub const MIN_SCORE: f32 = 0.3;

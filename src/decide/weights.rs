@@ -1631,3 +1631,5 @@ pub const TRAINED: &[Model] = &[
 ];
 
 pub const MIN_CONFIDENCE: f32 = 0.77;
+/// Checksum of the tables above; part of the cache key of decisions.
+pub const MODEL_ID: u32 = 0x04ecd9c1;
