@@ -359,7 +359,10 @@ mod tests {
         assert_eq!(n("Wenli Zhou (Sorrelwood∗)"), vec!["Wenli Zhou"]);
         assert_eq!(n("Tobias Kolumbek†"), vec!["Tobias Kolumbek"]);
         // "et al." ends a list without being a name.
-        assert_eq!(n("Jean-Luc F. Dorvalle, et al."), vec!["Jean-Luc F. Dorvalle"]);
+        assert_eq!(
+            n("Jean-Luc F. Dorvalle, et al."),
+            vec!["Jean-Luc F. Dorvalle"]
+        );
     }
 
     #[test]

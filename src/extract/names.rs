@@ -51,8 +51,7 @@ static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"(\p{L})(?:\d{1,2}(?:,\d{1,2})*|[*†‡§¶⁎∗✉⋆★]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s+(\p{Lu})").unwrap()
 });
 /// "et al." closing a list: more names, none given.
-static ET_AL: LazyLock<Pattern> =
-    LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
+static ET_AL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
@@ -388,7 +387,8 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
 fn is_capitals_surname(w: &str) -> bool {
     let letters = w.chars().filter(|c| c.is_alphabetic()).count();
     letters >= 5
-        && w.chars().all(|c| c.is_uppercase() || matches!(c, '-' | '\'' | '’'))
+        && w.chars()
+            .all(|c| c.is_uppercase() || matches!(c, '-' | '\'' | '’'))
         && w.chars().any(|c| "AEIOUYÀÁÂÄÈÉÊËÌÍÎÏÒÓÔÖÙÚÛÜ".contains(c))
         && !w.ends_with("TEX")
 }

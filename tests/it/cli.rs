@@ -582,9 +582,10 @@ fn candidates_json_and_vv_explain_why_a_value_won() {
 }
 
 #[test]
-fn title_needs_the_learned_weights() {
-    // On this manual set as slides the finders' rule scores put a slide
-    // heading first; the trained ranker picks the title of the first slide.
+fn the_ranker_gives_a_manuals_slide_headings_no_chance() {
+    // On this manual set as slides the finders' rules rank slide headings
+    // ("» Defined Colors") close to the title; the trained ranker gives
+    // the title a sure probability and the headings next to none.
     let p = TestProject::new();
     p.add("wild_beamer_theme_manual.pdf", "m.pdf");
     p.config("MIN_CONFIDENCE = 0.0\n");
@@ -599,23 +600,20 @@ fn title_needs_the_learned_weights() {
     )
     .unwrap();
     let titles: Vec<&serde_json::Value> = list.iter().filter(|c| c["field"] == "title").collect();
-    let by_rule = titles
-        .iter()
-        .max_by(|a, b| {
-            a["score"]
-                .as_f64()
-                .unwrap()
-                .total_cmp(&b["score"].as_f64().unwrap())
-        })
-        .unwrap();
+    let number = |c: &serde_json::Value, k: &str| c[k].as_f64().unwrap();
     let chosen = titles
         .iter()
         .find(|c| c["chosen"] == true)
         .expect("a title");
-    assert_ne!(
-        by_rule["value"], chosen["value"],
-        "the rule would have chosen it too"
-    );
+    assert!(number(chosen, "probability") >= 0.9, "{chosen}");
+    let headings: Vec<&&serde_json::Value> = titles
+        .iter()
+        .filter(|c| c["chosen"] != true && number(c, "score") >= number(chosen, "score") * 0.5)
+        .collect();
+    assert!(!headings.is_empty(), "no heading the rules rank close");
+    for h in headings {
+        assert!(number(h, "probability") < 0.05, "{h}");
+    }
     let title = record_for(&records, "m.pdf")["metadata"]["title"]
         .as_str()
         .unwrap()
