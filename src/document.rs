@@ -1,8 +1,10 @@
 //! One document through the per-document stages: inspect (via a pdfium
 //! worker), OCR, vision, extract, decide — each step answered from the cache
-//! when it can be. This is where page selection meets the fallback rule:
-//! back matter is read only after front matter (with its vision answers)
-//! has been decided on and found lacking.
+//! when it can be. This is where page selection meets the decisions:
+//! front matter is read in batches and decided on after each, until the
+//! values are sure enough (`select::front_settled`); back matter is read
+//! only after front matter (with its vision answers) has been decided on
+//! and found lacking.
 //!
 //! The PDF side is behind [`PdfSession`] so that the flow can be tested
 //! without worker processes and so that a warm run never starts one: a
@@ -216,50 +218,72 @@ pub fn process(
         }
     };
 
-    let front = select::front_pages(info.page_count, &s.matter);
-    // In `always` mode the back pages are read with the front ones, by the
-    // same worker, before it goes back to the pool.
-    let always = s.matter.back.mode == crate::settings::BackMode::Always;
-    let mut back = if always {
-        select::back_pages(info.page_count, &s.matter)
+    // Front matter in batches, deciding after each, until the pages read
+    // settle the document (select::front_settled) or the bound is reached.
+    // The worker stays this document's between batches: giving it back
+    // would mean opening the document again for the next one.
+    let mut seen = Seen::default();
+    let mut pages = Vec::new();
+    let mut front = Vec::new();
+    let mut decided = None;
+    let batches = select::front_batches(info.page_count, &s.matter);
+    let last = batches.len().saturating_sub(1);
+    for (n, batch) in batches.into_iter().enumerate() {
+        pages.extend(read_matter(
+            ctx,
+            hash,
+            &batch,
+            &mut pdf,
+            &ocr_budget,
+            diagnostics,
+            &mut seen,
+            work,
+        )?);
+        front.extend(batch);
+        if n == last && s.matter.back.mode == crate::settings::BackMode::Never {
+            // Nothing more to read: extraction needs no pdfium, another
+            // document reads meanwhile.
+            pdf.release();
+        }
+        let (decision, title_page) = decide_all(&info, &pages, &seen);
+        let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
+        let settled = select::front_settled(&sure, title_page, front.len() as u32);
+        decided = Some((decision, sure));
+        if settled {
+            break;
+        }
+    }
+    let (mut decision, sure) = match decided {
+        Some(d) => d,
+        None => {
+            let (decision, _) = decide_all(&info, &pages, &seen);
+            let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
+            (decision, sure)
+        }
+    };
+
+    // Back matter: in `always` mode, and in `fallback` mode when front
+    // matter (with its vision answers, awaited above) lacks a wanted field
+    // at MIN_CONFIDENCE (a value found but unsure counts as missing).
+    let back = if select::wants_back_matter(&s.matter, &sure) {
+        select::back_pages(info.page_count, front.len() as u32, &s.matter)
     } else {
         Vec::new()
     };
-    let mut seen = Seen::default();
-    let first = [front.as_slice(), back.as_slice()].concat();
-    let mut pages = read_matter(
-        ctx,
-        hash,
-        &first,
-        &mut pdf,
-        &ocr_budget,
-        diagnostics,
-        &mut seen,
-        work,
-    )?;
-    // Extraction needs no pdfium: another document reads meanwhile.
-    pdf.release();
-    let mut decision = decide_all(&info, &pages, &seen);
-
-    // Back matter, in `fallback` mode only when front matter (with its
-    // vision answers, which were awaited above) lacks something wanted.
-    if !always && select::wants_back_matter(&s.matter, &decision.metadata) {
-        back = select::back_pages(info.page_count, &s.matter);
-        if !back.is_empty() {
-            pages.extend(read_matter(
-                ctx,
-                hash,
-                &back,
-                &mut pdf,
-                &ocr_budget,
-                diagnostics,
-                &mut seen,
-                work,
-            )?);
-            pdf.release();
-            decision = decide_all(&info, &pages, &seen);
-        }
+    if !back.is_empty() {
+        pages.extend(read_matter(
+            ctx,
+            hash,
+            &back,
+            &mut pdf,
+            &ocr_budget,
+            diagnostics,
+            &mut seen,
+            work,
+        )?);
+        decision = decide_all(&info, &pages, &seen).0;
     }
+    pdf.release();
 
     if let Some(dir) = diagnostics {
         write_page_diagnostics(dir, &pages, s.page_num_offset);
@@ -469,8 +493,13 @@ struct Seen {
     warnings: Vec<String>,
 }
 
-/// Candidates from the existing metadata, the page text and vision, merged.
-fn decide_all(info: &DocInfo, pages: &[PageText], seen: &Seen) -> crate::model::Decision {
+/// Candidates from the existing metadata, the page text and vision, merged;
+/// with the last page (0-based) whose text gives the chosen title, if any.
+fn decide_all(
+    info: &DocInfo,
+    pages: &[PageText],
+    seen: &Seen,
+) -> (crate::model::Decision, Option<u32>) {
     let page_count = pages
         .iter()
         .map(|p| p.index + 1)
@@ -480,7 +509,18 @@ fn decide_all(info: &DocInfo, pages: &[PageText], seen: &Seen) -> crate::model::
     let mut candidates = extract::info_candidates(&info.info);
     candidates.extend(extract::text_candidates(&DocText { pages, page_count }));
     candidates.extend(seen.candidates.iter().cloned());
-    crate::decide::decide_pages(&candidates, pages, page_count)
+    let decision = crate::decide::decide_pages(&candidates, pages, page_count);
+    let title = decision.metadata.title.as_deref().map(str::to_lowercase);
+    let title_page = candidates
+        .iter()
+        .filter(|c| c.field == crate::model::Field::Title && c.via != crate::model::Via::PdfInfo)
+        .filter(|c| match (&c.value, &title) {
+            (crate::model::Value::Text(t), Some(title)) => t.to_lowercase() == *title,
+            _ => false,
+        })
+        .filter_map(|c| c.page)
+        .max();
+    (decision, title_page)
 }
 
 /// Sends the pages that meet a vision threshold to the vision callers and

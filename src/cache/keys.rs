@@ -7,7 +7,10 @@ use crate::model::DocHash;
 use crate::settings::{BackMode, Settings};
 
 /// Bump when an input or the stored layout of the decided record changes.
-pub const RECORD_VERSION: u32 = 1;
+/// 2: front matter is read adaptively and back matter in `fallback` mode
+/// is judged on the values at `MIN_CONFIDENCE` (issue 18), so the same
+/// settings read other pages than records of version 1 say.
+pub const RECORD_VERSION: u32 = 2;
 
 /// A 32-byte cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -184,6 +187,8 @@ pub fn record_key(hash: &DocHash, s: &Settings, v: &StageVersions) -> Key {
         .u32(v.decide)
         .hash(hash)
         .u32(m.front.max_pages)
+        // Which pages are read depends on which values are sure.
+        .f64(f64::from(s.min_confidence))
         .str(&s.ocr_languages)
         .u32(s.ocr_dpi);
     // Back settings matter only when back matter can be read.
