@@ -60,6 +60,7 @@ pub static TERMINATED: AtomicBool = AtomicBool::new(false);
 
 /// Runs one command of the command line.
 pub fn main(cli: Cli) -> Result<ExitStatus> {
+    crate::run::fix_mmap_threshold();
     let command = cli.command_or_run();
     if command == Command::Worker {
         crate::inspect::worker::serve_stdio()?;
