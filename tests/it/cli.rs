@@ -154,14 +154,16 @@ fn front_matter_stops_once_title_authors_and_year_are_sure() {
         .iter()
         .map(|x| x.as_u64().unwrap())
         .collect();
-    // The paper prints its title, authors and date on its first page: the
-    // first batch (two pages) settles it.
+    // The paper prints its title, authors and date on its first pages:
+    // reading stops at a batch end (after 2 or 4 pages), short of the 8.
     assert!(pages > 8, "{pages}");
-    assert_eq!(front, vec![1, 2], "{r}");
+    let read = front.len() as u64;
+    assert!(read == 2 || read == 4, "{r}");
+    assert_eq!(front, (1..=read).collect::<Vec<u64>>(), "{r}");
     assert!(r["metadata"]["title"].is_string(), "{r}");
     assert!(r["metadata"]["year"].is_u64(), "{r}");
     assert!(!r["metadata"]["authors"].as_array().unwrap().is_empty());
-    assert_eq!(p.summary()["pages read by pdfium"], 2);
+    assert_eq!(p.summary()["pages read by pdfium"], read);
 
     // Asking for more certainty than any value has reads up to the bound,
     // and only the pages not read before.
@@ -170,8 +172,8 @@ fn front_matter_stops_once_title_authors_and_year_are_sure() {
     let r = record_for(&records, "a.pdf");
     assert_eq!(r["pages_read"]["front"].as_array().unwrap().len(), 8, "{r}");
     let s = p.summary();
-    assert_eq!(s["pages from the cache"], 2);
-    assert_eq!(s["pages read by pdfium"], 6);
+    assert_eq!(s["pages from the cache"], read);
+    assert_eq!(s["pages read by pdfium"], 8 - read);
 }
 
 #[test]
