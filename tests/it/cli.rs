@@ -630,6 +630,49 @@ fn candidates_json_and_vv_explain_why_a_value_won() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("title #1"));
 }
 
+/// The title candidates of document `stem` in the latest run's
+/// `candidates.json`.
+fn title_candidates(p: &TestProject, stem: &str) -> Vec<serde_json::Value> {
+    let list: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(p.root().join(format!(
+            "cache/runs/latest/diagnostics/{stem}/candidates.json"
+        )))
+        .unwrap(),
+    )
+    .unwrap();
+    list.into_iter().filter(|c| c["field"] == "title").collect()
+}
+
+#[test]
+fn title_needs_the_learned_weights() {
+    // A package manual without metadata: the finders' rule scores put a
+    // line of its contents ("9.1 9.2 \SetQuote 9.4 …") first; the trained
+    // ranker takes the heading of the first page.
+    let p = TestProject::new();
+    p.add("wild_calendar_code_manual_stripped.pdf", "m.pdf");
+    // No value is sure at 1.0, so every front page is read.
+    p.config("MIN_CONFIDENCE = 1.0\n");
+    let (out, _) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0));
+    let titles = title_candidates(&p, "m");
+    let score = |c: &serde_json::Value| c["score"].as_f64().unwrap();
+    let by_rule = titles
+        .iter()
+        .max_by(|a, b| score(a).total_cmp(&score(b)))
+        .expect("a title candidate");
+    let chosen = titles
+        .iter()
+        .find(|c| c["chosen"] == true)
+        .expect("a title");
+    let text = |c: &serde_json::Value| c["value"]["Text"].as_str().unwrap().to_lowercase();
+    assert_eq!(text(chosen), "wallcalendar code documentation");
+    assert_ne!(
+        text(by_rule),
+        text(chosen),
+        "the rule would have chosen it too"
+    );
+}
+
 #[test]
 fn the_ranker_gives_a_manuals_slide_headings_no_chance() {
     // On this manual set as slides the finders' rules rank slide headings
@@ -642,15 +685,8 @@ fn the_ranker_gives_a_manuals_slide_headings_no_chance() {
     p.config("MIN_CONFIDENCE = 1.0\n");
     let (out, records) = p.run_json(&["run"]);
     assert_eq!(out.status.code(), Some(0));
-    let list: Vec<serde_json::Value> = serde_json::from_slice(
-        &std::fs::read(
-            p.root()
-                .join("cache/runs/latest/diagnostics/m/candidates.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let titles: Vec<&serde_json::Value> = list.iter().filter(|c| c["field"] == "title").collect();
+    let titles = title_candidates(&p, "m");
+    let titles: Vec<&serde_json::Value> = titles.iter().collect();
     let number = |c: &serde_json::Value, k: &str| c[k].as_f64().unwrap();
     let chosen = titles
         .iter()
