@@ -340,8 +340,9 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
     // Whether a given name in mixed case came before: then a last word in
     // capitals is a surname set in capitals ("Odile MARCHETEAU").
     let mut given = false;
-    for i in 0..words.len() {
-        let w = words[i].clone();
+    // The index of a surname set in capitals, put in title case at the end.
+    let mut capitals = None;
+    for (i, w) in words.iter().enumerate() {
         let lw = w.to_lowercase();
         let last = i == words.len() - 1;
         let bare = w.trim_end_matches(',');
@@ -365,7 +366,7 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
             continue;
         }
         if last && given && is_capitals_surname(bare) {
-            words[i] = title_case(&w);
+            capitals = Some(i);
             real += 1;
             continue;
         }
@@ -377,6 +378,9 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
     }
     if real < 2 {
         return None;
+    }
+    if let Some(i) = capitals {
+        words[i] = title_case(&words[i]);
     }
     Some(words.join(" "))
 }
