@@ -470,12 +470,12 @@ static IMPRINT_LINE: LazyLock<Pattern> = LazyLock::new(|| {
 static IMPRINT_MARKERS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     [
         r"©|\(c\)\s*\d{4}|\bcopyright\b|\bcopr\.",
-        r"all rights reserved|tous droits|alle rechte vorbehalten|todos los derechos|版权所有",
+        r"all rights reserved|tous droits|alle rechte vorbehalten|todos los derechos|все права защищены|版权所有",
         r"catalog(?:u)?ing[- ]in[- ]publication|\bcip\b|catalogue record|图书在版编目",
         r"library of congress|\blccn\b|deutsche(?:n)? nationalbibliothek|british library|dépôt légal",
         r"\bisbn\b",
-        r"\bpublished\b(?:\s+\w+){0,4}\s+by\b|first published|edition published|\bpublished in\b|出版发行|出版者",
-        r"printed in\b|printed on\b|printed by\b|imprimé|gedruckt|\bprinting\b|reprinted|印\s*刷",
+        r"(?m)\bpublished\b(?:\s+\w+){0,4}\s+by\b|first published|edition published|\bpublished\s+(?:in\s+)?\d{4}|\bpublished in\b|is an imprint of|\bpublié|\bparu\s+en\b|^выпуск\s+\d{4}|^издано\b|出版发行|出版者",
+        r"printed in\b|printed on\b|printed by\b|imprimé|gedruckt|\bprinting\b|reprinted|отпечатано|подписано в печать|印\s*刷",
         r"typeset\s+(?:in|by|with|using)\b|\bset\s+in\b|\bsatz:|cover design|umschlag|封面设计|责任编辑",
         r"permission is granted|verbatim cop|licen[cs]e[ds]? under|creative commons|\bcc by\b|open access",
         r"\bedition\b|\bauflage\b|\bédition\b|版\s*次",

@@ -143,7 +143,7 @@ pub fn statements(text: &str) -> Vec<Statement> {
 }
 
 /// The number an ordinal word or numeral stands for, in English, German,
-/// French, Spanish, Italian, Portuguese or Chinese ("second", "2nd",
+/// French, Spanish, Italian, Portuguese, Russian or Chinese ("second", "2nd",
 /// "zweite", "troisième", "3e", "segunda", "三", "3").
 pub fn ordinal(word: &str) -> Option<u32> {
     let w = word.trim().to_lowercase();
@@ -173,6 +173,16 @@ pub fn ordinal(word: &str) -> Option<u32> {
         | "oitava" => 8,
         "ninth" | "neunte" | "neunten" | "neuvième" | "neuvieme" | "novena" | "nona" => 9,
         "tenth" | "zehnte" | "zehnten" | "dixième" | "dixieme" | "décima" | "decima" => 10,
+        "первое" => 1,
+        "второе" => 2,
+        "третье" => 3,
+        "четвёртое" | "четвертое" => 4,
+        "пятое" => 5,
+        "шестое" => 6,
+        "седьмое" => 7,
+        "восьмое" => 8,
+        "девятое" => 9,
+        "десятое" => 10,
         "eleventh" => 11,
         "twelfth" => 12,
         "thirteenth" => 13,
@@ -226,6 +236,10 @@ static NUMBERED: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // Czech, Polish, Hungarian, Scandinavian: "2. vydání", "3. wydanie".
         r"(?i)\b(\d{1,2})\.\s*(?:[\p{L}]+\s+)?(?:vydání|wydanie|kiadás|izdanje|upplagan|udgave|utgave|painos)\b"
             .to_string(),
+        // Russian: "Шестое издание", "6-е издание", "Изд. 3-е, испр.".
+        r"(?i)(?:^|[^\p{L}])(первое|второе|третье|четв[её]ртое|пятое|шестое|седьмое|восьмое|девятое|десятое|\d{1,2}-?е)\s*,?\s*(?:[\p{L}]+\s+(?:и\s+[\p{L}]+\s+)?)?издание\b"
+            .to_string(),
+        r"(?i)(?:^|[^\p{L}])изд(?:ание|\.)\s*(\d{1,2})-?е\b".to_string(),
         // Chinese / Japanese: "第3版", "第三版" (not "第1次印刷").
         r"第\s*([0-9一二三四五六七八九十]{1,3})\s*版".to_string(),
         // Chinese CIP: "—3 版".
@@ -240,7 +254,7 @@ static NUMBERED: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
 /// without one is not asked each of them (most lines have none).
 static MAY_STATE: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)edi|ed\.|edn|dition|auflage|vydán|wydanie|kiadás|izdanje|upplagan|udgave|utgave|painos|版",
+        r"(?i)edi|ed\.|edn|dition|auflage|vydán|wydanie|kiadás|izdanje|upplagan|udgave|utgave|painos|изд|版",
     )
     .unwrap()
 });
@@ -351,6 +365,11 @@ mod tests {
         assert_eq!(one("4., durchgesehene Auflage"), Some(Number(4)));
         assert_eq!(one("2. Auflage 2012"), Some(Number(2)));
         assert_eq!(one("Zweite, überarbeitete Auflage"), Some(Number(2)));
+        assert_eq!(one("Шестое издание"), Some(Number(6)));
+        assert_eq!(one("6-е издание"), Some(Number(6)));
+        assert_eq!(one("Второе, исправленное издание"), Some(Number(2)));
+        assert_eq!(one("Изд. 3-е, испр. и доп."), Some(Number(3)));
+        assert_eq!(one("Издательство «Светлояр»"), None);
         assert_eq!(one("Quatrième édition"), Some(Number(4)));
         assert_eq!(one("3e édition revue et augmentée"), Some(Number(3)));
         assert_eq!(one("segunda edición"), Some(Number(2)));

@@ -38,11 +38,12 @@ static EMAIL: LazyLock<Pattern> =
 static CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"(?ix)^(?:\w+\s+){0,3}?
-        (photo\w*|drawings?|drawn|illustrat\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|
+        (photo\w*|drawings?|drawn|illustr\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|traduction|
          foreword|preface|introduction|afterword|cover|jacket|design\w*|typeset\w*|set|printed|
          published|distributed|sponsored|supported|produced|revised|reviewed|indexed?|
          maintained|funded|hosted|bound|read|narrated|music|cartography)
-        \b.*\b(by|von|par|de)\b",
+        \b.*\b(by|von|par|de)\b
+        |^(?:перевод|пер\.|иллюстрации|художник|художественное\s+оформление)\b",
     )
     .unwrap()
 });
@@ -122,6 +123,17 @@ fn classify_wording(text: &str) -> Result<LineKind, (String, bool)> {
             | "par"
             | "sous la direction de"
             | "a cura di"
+            | "edite par"
+            | "edites par"
+            | "ouvrage edite par"
+            | "sous la dir de"
+            | "herausgegeben"
+            | "hrsg"
+            // Folded: `fold` drops the breve of "й".
+            | "под редакциеи"
+            | "ответственныи редактор"
+            | "редактор"
+            | "составитель"
             | "editors"
             | "editor"
             | "edited and introduced by"
@@ -363,6 +375,36 @@ mod tests {
             n("Jean-Luc F. Dorvalle, et al."),
             vec!["Jean-Luc F. Dorvalle"]
         );
+    }
+
+    #[test]
+    fn names_in_other_languages_and_in_capitals() {
+        let n = |s: &str| match classify(s) {
+            LineKind::Names { names, .. } => names,
+            k => panic!("{s:?} -> {k:?}"),
+        };
+        // A particle of a name set in capitals stays lower case.
+        assert_eq!(n("GUNTRAM VON ARNSTEIN"), vec!["Guntram von Arnstein"]);
+        assert_eq!(
+            n("Ольга Ветрова и Пётр Лазарев"),
+            vec!["Ольга Ветрова", "Пётр Лазарев"]
+        );
+        // Title words of German books are not names; role lines are credits.
+        assert!(!matches!(
+            classify("Eine Einführung"),
+            LineKind::Names { .. }
+        ));
+        assert_eq!(classify("Illustriert von Hanne Solberg"), LineKind::Credit);
+        assert_eq!(classify("Traduction de Line Marvaud"), LineKind::Credit);
+        assert_eq!(classify("Художник Олег Северов"), LineKind::Credit);
+        assert!(matches!(
+            classify("Édité par"),
+            LineKind::Connector { editor: true, .. }
+        ));
+        assert!(matches!(
+            classify("Под редакцией"),
+            LineKind::Connector { editor: true, .. }
+        ));
     }
 
     #[test]

@@ -54,7 +54,7 @@ static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
 static ET_AL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en)\s|\s*&\s*|\s+with\s+)\s*",
+        r"\s*(?:[;,，、·•|]|\s(?i:and|und|et)\s|\s(?:y|e|i|och|og|en|и)\s|\s*&\s*|\s+with\s+)\s*",
     )
     .unwrap()
 });
@@ -111,6 +111,15 @@ const NOT_NAME_WORDS: &[&str] = &[
     "uniwersytet", "instytut", "politechnika", "academia", "academie", "scuola", "escuela",
     "университет", "институт", "академия", "лаборатория", "факультет", "кафедра", "центр",
     "отдел", "школа",
+    // Title words and articles of German, French and Russian books, which
+    // a line of two capitalised words ("Eine Einführung") shares with a
+    // name.
+    "eine", "ein", "einer", "eines", "einfuhrung", "geschichte", "studien", "grundlagen",
+    "lehrbuch", "handbuch", "aufsatze", "vortrage", "beitrage", "roman", "erzahlungen",
+    "gedichte", "auflage", "ausgabe", "reihe", "une", "histoire", "etudes", "essais",
+    "initiation", "principes", "nouvelles", "poemes", "novel", "stories", "poems", "essays",
+    "очерки", "основы", "история", "роман", "рассказы", "повесть", "стихи", "сборник",
+    "учебник", "пособие", "серия", "издание", "редактор", "перевод",
     // Labels and section heads of article pages.
     "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
     "connexes", "статья", "работы", "введение", "аннотация",
@@ -177,8 +186,10 @@ impl NameList {
 
 /// Editing and compiling, as opposed to writing.
 pub(super) static EDITOR_WORD: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|主编|主編|^编$|^編$")
-        .unwrap()
+    Pattern::new(
+        r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|редак|состав|主编|主編|^编$|^編$",
+    )
+    .unwrap()
 });
 
 /// Splits a list of names, dropping role words, footnote marks and
@@ -325,11 +336,15 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
     let all_caps = letters.iter().all(|c| !c.is_lowercase()) && letters.len() > 3;
     let mut words: Vec<String> = p
         .split_whitespace()
-        .map(|w| {
-            if all_caps {
-                title_case(w)
-            } else {
+        .enumerate()
+        .map(|(k, w)| {
+            if !all_caps {
                 w.to_string()
+            } else if k > 0 && PARTICLES.contains(&w.to_lowercase().as_str()) {
+                // "GUNMAR VON ARNSTEIN" -> "Gunmar von Arnstein".
+                w.to_lowercase()
+            } else {
+                title_case(w)
             }
         })
         .collect();

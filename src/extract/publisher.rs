@@ -92,9 +92,21 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                 push(p, name, s, why);
                 continue;
             }
+            if let Some((name, s, why)) = published_in_year_then_name(p, i) {
+                push(p, name, s, why);
+                continue;
+            }
+            if let Some((name, s, why)) = imprint_of(p, t) {
+                push(p, name, s, why);
+                continue;
+            }
             if p.kind == PageKind::Imprint {
                 if let Some(name) = cip_imprint(t) {
                     push(p, name, 0.8, "CIP imprint");
+                    continue;
+                }
+                if let Some(name) = bare_publisher_line(t) {
+                    push(p, name, 0.6, "publisher line on the copyright page");
                     continue;
                 }
             }
@@ -138,7 +150,7 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
 /// Words that make a name an organisation (publisher, university, society).
 static ORG: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
+        r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|librairie|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag(?:e|s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
     )
     .unwrap()
 });
@@ -146,7 +158,7 @@ static ORG: LazyLock<Pattern> = LazyLock::new(|| {
 /// Organisation words that name publishers outright (an affiliation such
 /// as "The University of Keewatin" has only the weaker kind).
 static PUBLISHER_WORD: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(r"(?i)(?:\b(?:press|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora)\b|verlag\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
+    Pattern::new(r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora|librairie)\b|verlag(?:s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
         .unwrap()
 });
 
@@ -164,9 +176,31 @@ static ORG_PHRASE: LazyLock<Pattern> = LazyLock::new(|| {
 
 static PUBLISHED_BY: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,']+){0,8}?\s+by\s+(?:(?:the\s+)?registered\s+company\s+)?|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+)",
+        r"(?i)(?:\bpublished\b(?:\s+[\p{L}\d,']+){0,8}?\s+by\s+(?:(?:the\s+)?registered\s+company\s+)?|\bpubli[ée]e?s?\s+par\s+|\b[ée]dit[ée]e?s?\s+par\s+(?:les\s+)?(?:[ée]ditions\s)?|\berschienen\s+(?:\w+\s+)?(?:bei|im)\s+|\bpublicado\s+por\s+|\bpubblicato\s+da\s+|^\s*(?:verlag|publisher|[ée]diteur|издательство|издатель)\s*:\s*|\bвыпущено\s+)",
     )
     .unwrap()
+});
+
+/// A line that says only when the book was published ("First published
+/// in 2024", "Publié en 2001", "Paru en 1997", "Выпуск 2025"); the
+/// publisher's name is then set on the next line.
+static PUBLISHED_IN_YEAR: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"(?i)^(?:(?:first\s+|originally\s+)?published|this\s+edition\s+published|publi[ée]e?|paru|édité|erschienen|veröffentlicht|erstmals\s+erschienen|выпуск|издано|опубликовано|впервые\s+опубликовано)(?:\s+(?:in|en|im|в))?(?:\s+\p{L}+)?\s+(?:1[5-9]|20)\d{2}(?:\s*г\.?)?\.?$",
+    )
+    .unwrap()
+});
+
+/// "X is an imprint of Y": X is the book's publisher.
+static IMPRINT_OF: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"(?i)^(.{2,80}?)\s+is\s+an\s+imprint\s+of\b").unwrap());
+
+/// "Éditions du Seuil", "Edition Text": the French and German imprints
+/// that begin with the word (the edition statements "Second edition",
+/// "Édition revue" do not go on with a capitalised name).
+static EDITION_IMPRINT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^(?:Éditions|Editions|Edition)\s+(?:(?:du|de\s+la|des|de|d')\s*)?\p{Lu}\p{Ll}")
+        .unwrap()
 });
 
 static SELF_PUBLISHED: LazyLock<Pattern> =
@@ -315,7 +349,67 @@ fn report_issuer(p: &PageCtx) -> Option<String> {
 
 /// The name reads like an organisation.
 fn is_org(name: &str) -> bool {
-    ORG.is_match(name)
+    ORG.is_match(name) || EDITION_IMPRINT.is_match(name)
+}
+
+/// The name says it is a publisher ("Press", "Verlag", "Librairie",
+/// "Издательство", "Éditions du …").
+fn is_publisher_name(name: &str) -> bool {
+    PUBLISHER_WORD.is_match(name) || EDITION_IMPRINT.is_match(name)
+}
+
+/// "Published 2002" on one line and the publisher's name on the next.
+fn published_in_year_then_name(p: &PageCtx, i: usize) -> Option<(String, f32, &'static str)> {
+    if !PUBLISHED_IN_YEAR.is_match(p.text(i).trim()) || i + 1 >= p.len() {
+        return None;
+    }
+    let name = read_name(p.text(i + 1))?;
+    if context::words(&name) > 8 || !is_org(&name) {
+        return None;
+    }
+    let s = match (p.kind, p.part) {
+        (PageKind::Imprint, Part::Front) => 0.8,
+        (PageKind::Imprint | PageKind::Title, _) => 0.6,
+        _ => 0.35,
+    };
+    Some((name, s, "organisation under a \"published in\" line"))
+}
+
+/// "X is an imprint of Y" on the copyright page.
+fn imprint_of(p: &PageCtx, t: &str) -> Option<(String, f32, &'static str)> {
+    let c = IMPRINT_OF.captures(t.trim())?;
+    let name = read_name(&c[1])?;
+    if !is_org(&name) {
+        return None;
+    }
+    let s = if p.kind == PageKind::Imprint {
+        0.7
+    } else {
+        0.4
+    };
+    Some((name, s, "\"is an imprint of\""))
+}
+
+/// A copyright-page line that is only a publisher's name, or the name and
+/// its town ("Librairie Varène, Bruxelles").
+fn bare_publisher_line(t: &str) -> Option<String> {
+    let t = t.trim();
+    let (head, place) = match t.split_once(", ") {
+        Some((h, rest)) => (h, Some(rest)),
+        None => (t, None),
+    };
+    if let Some(place) = place {
+        let place_words = context::words(place);
+        let capitalised = place.chars().next().is_some_and(char::is_uppercase);
+        if place_words > 3 || !capitalised || place.chars().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    let name = read_name(head)?;
+    if name != clean_name(head) || context::words(&name) > 6 || !is_publisher_name(&name) {
+        return None;
+    }
+    Some(name)
 }
 
 fn published_by(p: &PageCtx, i: usize, joined: &str) -> Option<(String, f32, &'static str)> {
@@ -427,11 +521,12 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
             continue;
         }
         let lower = t.to_lowercase();
-        if [
-            "edition", "edited", " by", "by ", "©", "http", "auflage", "édition", "volume",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
+        let edition_word = !EDITION_IMPRINT.is_match(t)
+            && ["edition", "édition"].iter().any(|w| lower.contains(w));
+        if edition_word
+            || ["edited", " by", "by ", "©", "http", "auflage", "volume"]
+                .iter()
+                .any(|w| lower.contains(w))
         {
             continue;
         }
@@ -440,7 +535,7 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
             // An author's affiliation, not an imprint.
             continue;
         }
-        if PUBLISHER_WORD.is_match(t) {
+        if is_publisher_name(t) {
             out.push((
                 clean_name(t),
                 0.6,
@@ -542,6 +637,101 @@ mod tests {
             c.iter()
                 .all(|c| c.value != Value::Text("Rosalind Ashcombe".into()))
         );
+    }
+
+    /// A title page with its imprint at the foot, then a copyright page.
+    fn book(foot: &[&str], copyright: &[&str]) -> Vec<PageText> {
+        let mut lines = vec![
+            ("Die Uhren von Kranichsee", 24.0, 150.0),
+            ("Ottilie Marwenau", 14.0, 300.0),
+        ];
+        for (k, t) in foot.iter().enumerate() {
+            lines.push((t, 11.0, 600.0 + 14.0 * k as f32));
+        }
+        vec![page(2, &lines), body(3, 300.0, copyright)]
+    }
+
+    #[test]
+    fn imprints_named_in_other_languages_are_publishers() {
+        let cases: [(&[&str], &[&str], &str); 5] = [
+            (
+                &["Éditions du Malvent", "Lyon"],
+                &["Paru en 1997", "Éditions du Malvent", "ISBN 2-00-000000-0"],
+                "Éditions du Malvent",
+            ),
+            (
+                &["Edition Kranichsee", "Hamburg"],
+                &[
+                    "Verlag: Edition Kranichsee",
+                    "Alle Rechte vorbehalten.",
+                    "ISBN 978-3-00-000000-0",
+                ],
+                "Edition Kranichsee",
+            ),
+            (
+                &["Ostwinder Verlagsanstalt", "Wien"],
+                &["Alle Rechte vorbehalten.", "ISBN 978-3-00-000000-0"],
+                "Ostwinder Verlagsanstalt",
+            ),
+            (
+                &["Издательство «Светлояр»", "Казань"],
+                &[
+                    "Выпуск 2011",
+                    "Издательство «Светлояр»",
+                    "Все права защищены.",
+                ],
+                "Издательство «Светлояр»",
+            ),
+            (
+                &[],
+                &[
+                    "Publié en 2001",
+                    "Librairie Varène, Bruxelles",
+                    "Tous droits réservés.",
+                ],
+                "Librairie Varène",
+            ),
+        ];
+        for (foot, copyright, want) in cases {
+            let (v, s) = best(&run(&book(foot, copyright), 12)).expect(want);
+            assert_eq!(v, want);
+            assert!(s >= 0.6, "{want}: {s}");
+        }
+    }
+
+    #[test]
+    fn an_imprint_of_and_a_year_line_name_the_publisher() {
+        let c = run(
+            &book(
+                &[],
+                &[
+                    "Published 2002",
+                    "Harrowgate House",
+                    "Harrowgate House is an imprint of Tillbury Media Group",
+                    "All rights reserved.",
+                ],
+            ),
+            12,
+        );
+        let (v, s) = best(&c).unwrap();
+        assert_eq!(v, "Harrowgate House");
+        assert!(s >= 0.8, "{s}");
+    }
+
+    #[test]
+    fn edition_statements_are_not_imprints() {
+        let c = run(
+            &book(
+                &["Second edition", "Édition revue et augmentée"],
+                &[
+                    "First published 1998",
+                    "All rights reserved.",
+                    "Second edition 2004",
+                ],
+            ),
+            12,
+        );
+        assert!(c.iter().all(|c| c.score < 0.5), "{c:?}");
     }
 
     #[test]

@@ -55,9 +55,10 @@ pub fn find_in(layout: &Layout) -> Vec<Candidate> {
 static EDITION_TAIL: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"(?ix)[,;]?\s*(?:
-        (?:\d+(?:st|nd|rd|th|\.)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|
+        (?:\d+(?:st|nd|rd|th|\.|e|er|re|ère|ème|-?е|-?я|-?й)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|
            revised|updated|new|expanded|enlarged|international|student|durchgesehene|erweiterte|
-           überarbeitete|troisième|deuxième|seconde|nouvelle)[\s,]+(?:\w+\s+)?(?:edition|ed\.|auflage|édition|edizione|edición)
+           überarbeitete|troisième|deuxième|seconde|nouvelle|второе|третье|новое|исправленное|дополненное|переработанное)
+           [\s,]+(?:[\w-]+,?\s+){0,3}?(?:edition|ed\.|auflage|ausgabe|édition|edizione|edición|издание|изд\.)
         |edition\s+\d+|ed\.\s*\d+|(?:for\s+)?(?:version|release|v)\s*\d+(?:\.\d+)+.*|(?:for\s+)?(?:version|release)\s+\d+
         |[（(]\s*第.{1,3}版\s*[)）]|第.{1,3}版)
         .*$",
@@ -410,13 +411,30 @@ fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
     if !volume
         && (NEVER.is_match(&sub)
             || DATE.is_match(&sub)
-            || GENRE.is_match(&sub)
-            || LABEL.is_match(&sub))
+            || (GENRE.is_match(&sub) && !LITERARY_FORM.is_match(&sub))
+            || LABEL.is_match(&sub)
+            || SERIES.is_match(&sub))
     {
         return None;
     }
     Some(sub)
 }
+
+/// A literary form under a title ("A Novel", "Roman", "Poems"): never a
+/// title, but printed as the book's other title information, so a
+/// subtitle.
+static LITERARY_FORM: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^(?:(?:a|an|ein|eine|un|une)\s+)?(?:novel|novella|roman|poems|stories|essays|erzählungen|erzählung|gedichte|nouvelles|poèmes|récit|роман|повесть|рассказы|стихи|стихотворения)$")
+        .unwrap()
+});
+
+/// The series a book belongs to, printed under its title ("Series in
+/// Applied Physics", "Harwell Studies in Law", "Серия «…»"): not its
+/// subtitle.
+static SERIES: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^(?:series|серия|reihe|collection|bibliothèque)\b|^(?-i:\p{Lu})\p{L}+\s+(?:studies|series|texts|monographs|library)\s+(?:in|on|of)\b")
+        .unwrap()
+});
 
 static CIP_TITLE: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"(?m)^Title:\s*").unwrap());
 static CIP_NEXT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -755,6 +773,43 @@ mod tests {
     }
 
     #[test]
+    fn subtitles_in_several_languages_and_what_is_not_one() {
+        let under = |line: &str| {
+            let pages = [page(
+                1,
+                &[
+                    ("Die Stunden von Kranichsee", 22.0, 150.0),
+                    (line, 12.0, 185.0),
+                    ("Ottilie Marwenau", 12.0, 300.0),
+                ],
+            )];
+            let (t, s, _) = best(&pages, 12);
+            assert_eq!(t, "Die Stunden von Kranichsee");
+            s
+        };
+        assert_eq!(under("Eine Einführung").as_deref(), Some("Eine Einführung"));
+        assert_eq!(under("A Novel").as_deref(), Some("A Novel"));
+        assert_eq!(under("Роман").as_deref(), Some("Роман"));
+        assert_eq!(
+            under("Studien zur Geschichte der Uhrmacherei").as_deref(),
+            Some("Studien zur Geschichte der Uhrmacherei")
+        );
+        for not_one in [
+            "3., erweiterte und aktualisierte Auflage",
+            "Third revised and expanded edition",
+            "6e édition mise à jour",
+            "6-е издание",
+            "Harwell Studies in Law",
+            "Серия «Полярная звезда»",
+            "Édité par",
+            "Ответственный редактор",
+            "Technical Report",
+        ] {
+            assert_eq!(under(not_one), None, "{not_one}");
+        }
+    }
+
+    #[test]
     fn volume_line_is_a_subtitle_not_a_title() {
         let pages = [
             page(
@@ -842,7 +897,7 @@ mod tests {
     }
 
     #[test]
-    fn all_capitals_title_page_drops_genre_line() {
+    fn all_capitals_title_page_takes_the_genre_line_as_subtitle() {
         let pages = [
             page(
                 0,
@@ -856,8 +911,10 @@ mod tests {
             body_page(1, None),
         ];
         let (t, s, c) = best(&pages, 200);
+        // Never the title; the book's other title information, as a
+        // catalogue records it.
         assert_eq!(t, "THE SILENT HARBOUR");
-        assert_eq!(s, None);
+        assert_eq!(s.as_deref(), Some("A NOVEL"));
         assert!(c.why.contains("names"), "{}", c.why);
     }
 
