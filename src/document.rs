@@ -398,8 +398,7 @@ fn ocr_where_needed(
         let key = keys::ocr_key(
             hash,
             page.index,
-            s.ocr_dpi,
-            &s.ocr_languages,
+            s,
             crate::ocr::engine_version(),
             ctx.versions.ocr,
         );

@@ -4,13 +4,15 @@
 //! a change anywhere upstream misses downstream too.
 
 use crate::model::DocHash;
-use crate::settings::{BackMode, Settings};
+use crate::settings::{Settings, Stage, key_values};
 
 /// Bump when an input or the stored layout of the decided record changes.
 /// 2: front matter is read adaptively and back matter in `fallback` mode
 /// is judged on the values at `MIN_CONFIDENCE` (issue 18), so the same
 /// settings read other pages than records of version 1 say.
-pub const RECORD_VERSION: u32 = 2;
+/// 3: the settings enter the key from the schema's `affects` column
+/// (issue 17), in table order, so the same settings hash to other bytes.
+pub const RECORD_VERSION: u32 = 3;
 
 /// A 32-byte cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,6 +67,30 @@ impl KeyBuilder {
     pub fn hash(self, h: &DocHash) -> Self {
         self.bytes(&h.0)
     }
+    /// A setting's value as the schema reads it back: integers as `u32`
+    /// (every integer setting fits), the other scalars as their own type,
+    /// a list as its length then its items.
+    pub fn setting(self, v: &toml::Value) -> Self {
+        use toml::Value as V;
+        match v {
+            V::Boolean(b) => self.bool(*b),
+            V::Integer(i) => match u32::try_from(*i) {
+                Ok(u) => self.u32(u),
+                Err(_) => self.bytes(&i.to_le_bytes()),
+            },
+            V::Float(f) => self.f64(*f),
+            V::String(s) => self.str(s),
+            V::Array(items) => items
+                .iter()
+                .fold(self.u64(items.len() as u64), |k, item| k.setting(item)),
+            other => self.str(&other.to_string()),
+        }
+    }
+    /// The settings that enter `stage`'s key (the schema's `affects`
+    /// column), in table order.
+    pub fn settings(self, s: &Settings, stage: Stage) -> Self {
+        key_values(s, stage).fold(self, |k, v| k.setting(&v))
+    }
     pub fn finish(self) -> Key {
         Key(*self.0.finalize().as_bytes())
     }
@@ -88,12 +114,13 @@ pub fn doc_key(hash: &DocHash, inspect_version: u32) -> Key {
 
 /// OCR text of one page: the page is identified by the document's content
 /// hash and its index (no need to render it to look the result up), plus
-/// everything that changes what Tesseract reads.
+/// everything that changes what Tesseract reads: the engine's version and
+/// the settings of [`Stage::Ocr`] (`OCR_DPI`, `OCR_LANGUAGES`; the same
+/// bytes as before the schema, so no OCR is redone).
 pub fn ocr_key(
     hash: &DocHash,
     index: u32,
-    dpi: u32,
-    languages: &str,
+    settings: &Settings,
     engine: &str,
     ocr_version: u32,
 ) -> Key {
@@ -102,8 +129,7 @@ pub fn ocr_key(
         .str(engine)
         .hash(hash)
         .u32(index)
-        .u32(dpi)
-        .str(languages)
+        .settings(settings, Stage::Ocr)
         .finish()
 }
 
@@ -175,54 +201,30 @@ impl StageVersions {
     }
 }
 
-/// The decided record of a document under the current settings: every
-/// setting that can change which pages are read or what is decided.
+/// The decided record of a document under the current settings: the
+/// stage versions, the content hash, and every setting the schema says can
+/// change the record under the others ([`Stage::Record`]: which pages are
+/// read, what is decided; back-matter fields only in `fallback` mode,
+/// vision settings only with vision on). With vision on, the prompt
+/// version too.
 pub fn record_key(hash: &DocHash, s: &Settings, v: &StageVersions) -> Key {
-    let m = &s.matter;
     let mut k = Key::domain("record")
         .u32(RECORD_VERSION)
         .u32(v.inspect)
         .u32(v.ocr)
         .u32(v.extract)
         .u32(v.decide)
-        .hash(hash)
-        .u32(m.front.max_pages)
-        // Which pages are read depends on which values are sure.
-        .f64(f64::from(s.min_confidence))
-        .str(&s.ocr_languages)
-        .u32(s.ocr_dpi);
-    // Back settings matter only when back matter can be read.
-    k = match m.back.mode {
-        BackMode::Never => k.str("never"),
-        BackMode::Always => k.str("always").u32(m.back.max_pages),
-        BackMode::Fallback => {
-            let f = &m.back.fields;
-            k.str("fallback")
-                .u32(m.back.max_pages)
-                .bool(f.publisher)
-                .bool(f.year)
-                .bool(f.edition)
-                .bool(f.isbn)
-                .bool(f.doi)
-                .bool(f.loc)
-        }
-    };
-    k = k.bool(s.analyze_with_vision);
+        .hash(hash);
     if s.analyze_with_vision {
-        let t = &s.vision_thresholds;
-        k = k
-            .str(&s.vlm_model)
-            .u32(v.vision_prompt)
-            .f64(t.full_page_image_ratio as f64)
-            .u32(t.early_pages_cutoff)
-            .f64(t.low_ocr_confidence as f64);
+        k = k.u32(v.vision_prompt);
     }
-    k.finish()
+    k.settings(s, Stage::Record).finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::BackMode;
 
     const V: StageVersions = StageVersions {
         inspect: 1,
@@ -371,19 +373,90 @@ mod tests {
         assert_ne!(doc_key(&H, 2), doc_key(&H, 1));
     }
 
+    fn ocr(index: u32, engine: &str, version: u32, f: impl FnOnce(&mut Settings)) -> Key {
+        let mut s = Settings::default();
+        f(&mut s);
+        ocr_key(&H, index, &s, engine, version)
+    }
+
     #[test]
     fn ocr_key_follows_page_and_ocr_settings_only() {
-        let base = ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 1);
-        assert_eq!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 1));
-        assert_ne!(base, ocr_key(&H, 3, 300, "eng", "tesseract 5.3.0", 1));
-        assert_ne!(base, ocr_key(&H, 2, 200, "eng", "tesseract 5.3.0", 1));
-        assert_ne!(base, ocr_key(&H, 2, 300, "eng+deu", "tesseract 5.3.0", 1));
-        assert_ne!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.4.0", 1));
-        assert_ne!(base, ocr_key(&H, 2, 300, "eng", "tesseract 5.3.0", 2));
+        const E: &str = "tesseract 5.3.0";
+        let base = ocr(2, E, 1, |_| {});
+        assert_ne!(base, ocr(3, E, 1, |_| {}));
+        assert_ne!(base, ocr(2, E, 1, |s| s.ocr_dpi = 200));
+        assert_ne!(base, ocr(2, E, 1, |s| s.ocr_languages = "eng+deu".into()));
+        assert_ne!(base, ocr(2, "tesseract 5.4.0", 1, |_| {}));
+        assert_ne!(base, ocr(2, E, 2, |_| {}));
+        assert_eq!(base, ocr(2, E, 1, |s| s.matter.front.max_pages = 3));
         assert_ne!(
             base,
-            ocr_key(&DocHash([8; 32]), 2, 300, "eng", "tesseract 5.3.0", 1)
+            ocr_key(&DocHash([8; 32]), 2, &Settings::default(), E, 1)
         );
+    }
+
+    #[test]
+    fn ocr_key_bytes_are_those_of_before_the_schema() {
+        // Built field by field as `ocr_key` was before the settings entered
+        // it from the schema: cached OCR text stays valid.
+        let before = Key::domain("ocr")
+            .u32(1)
+            .str("tesseract 5.3.0")
+            .hash(&H)
+            .u32(2)
+            .u32(200)
+            .str("eng+deu")
+            .finish();
+        let now = ocr(2, "tesseract 5.3.0", 1, |s| {
+            s.ocr_dpi = 200;
+            s.ocr_languages = "eng+deu".into()
+        });
+        assert_eq!(now, before);
+    }
+
+    #[test]
+    fn every_setting_enters_exactly_the_keys_its_row_names() {
+        use crate::settings::{Stage, affects, set_other_value};
+        use crate::vision::VisionKey;
+        // Every condition of the `affects` column holds in `on` and none in
+        // `off`, so each row is tried both ways.
+        let off = Settings::default();
+        let mut on = Settings::default();
+        on.matter.back.mode = BackMode::Fallback;
+        on.analyze_with_vision = true;
+        let keys = |s: &Settings| {
+            (
+                record_key(&H, s, &V),
+                ocr_key(&H, 0, s, "tesseract 5.3.0", 1),
+                VisionKey::from_image_hash(&[1; 32], &s.vlm_model),
+            )
+        };
+        let mut classes = std::collections::BTreeSet::new();
+        for (key, class) in affects() {
+            classes.insert(format!("{class:?}"));
+            for base in [&off, &on] {
+                let mut changed = base.clone();
+                set_other_value(&mut changed, key);
+                assert_ne!(&changed, base, "{key}: no other value was set");
+                let (r0, o0, v0) = keys(base);
+                let (r1, o1, v1) = keys(&changed);
+                for (stage, moved) in [
+                    (Stage::Record, r0 != r1),
+                    (Stage::Ocr, o0 != o1),
+                    (Stage::Vision, v0 != v1),
+                ] {
+                    assert_eq!(
+                        moved,
+                        class.enters(stage, base),
+                        "{key} ({class:?}) and the {stage:?} key, vision {}, back {:?}",
+                        base.analyze_with_vision,
+                        base.matter.back.mode
+                    );
+                }
+            }
+        }
+        // Every class is used, so every arm above was tried.
+        assert_eq!(classes.len(), 7, "{classes:?}");
     }
 
     #[test]

@@ -54,18 +54,13 @@ impl TestProject {
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_colophon"));
         c.current_dir(self.root());
+        // Every setting's variable, from the settings' own table.
+        for name in colophon::settings::env_names() {
+            c.env_remove(name);
+        }
+        // The batch schedulers' shard index and the run group.
         for (k, _) in std::env::vars() {
-            if k.starts_with("VLM_")
-                || k.starts_with("MATTER_")
-                || k.starts_with("PAGE_NUM")
-                || k == "WRITE_PDF_CHANGES"
-                || k == "ANALYZE_WITH_VISION"
-                || k == "MIN_CONFIDENCE"
-                || k == "SHARDS"
-                || k.starts_with("SLURM_ARRAY_")
-                || k == "JOB_COMPLETION_INDEX"
-                || k == "RUN_GROUP"
-            {
+            if k.starts_with("SLURM_ARRAY_") || k == "JOB_COMPLETION_INDEX" || k == "RUN_GROUP" {
                 c.env_remove(k);
             }
         }
