@@ -5,7 +5,11 @@
 //!
 //! Which input reaches which stage (each row is proved by a unit test in
 //! `keys.rs`: "X changed → only these keys changed"; page files are named
-//! by content hash and inspect version, `pages.rs` tests them):
+//! by content hash and inspect version, `pages.rs` tests them). The
+//! settings enter the OCR and record keys from the `affects` column of the
+//! settings' schema (`settings::Affects`, `KeyBuilder::settings`), and
+//! `every_setting_enters_exactly_the_keys_its_row_names` changes every
+//! setting in turn against that column:
 //!
 //! | input                                   | memo | doc | page | ocr | vision | record | written |
 //! |-----------------------------------------|------|-----|------|-----|--------|--------|---------|
