@@ -39,3 +39,6 @@ pub mod write;
 #[cfg(test)]
 #[path = "../tests/it/test_pdfs.rs"]
 pub(crate) mod test_pdfs;
+
+#[cfg(test)]
+pub(crate) mod testing;
