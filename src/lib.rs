@@ -33,6 +33,7 @@ pub mod settings;
 pub mod shard;
 pub mod vision;
 pub mod write;
+pub(crate) mod xml;
 
 /// The test PDFs of the integration tests (fixtures by name, synthetic
 /// PDFs), shared with the unit tests.

@@ -9,9 +9,21 @@
 //! an image or an embedded page (a logo's title) and is ignored. When the
 //! catalog sits in a compressed object stream or the packet is compressed,
 //! there is no fallback: this is a bonus, not a parser.
+//!
+//! The packet itself is read with quick-xml's namespace-aware reader, so
+//! `dc:title` and `dc:creator` are found under whatever prefix the packet
+//! binds to the Dublin Core namespace (`dc:`, `d:`, a default namespace);
+//! a packet that declares no namespace at all is read by the usual `dc:`
+//! and `rdf:` prefixes.
 
+use quick_xml::NsReader;
+use quick_xml::events::Event;
+use quick_xml::name::{Namespace, ResolveResult};
 use regex::bytes::Regex;
 use std::sync::LazyLock;
+
+const DC_NS: &[u8] = b"http://purl.org/dc/elements/1.1/";
+const RDF_NS: &[u8] = b"http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 
 /// Title and creators from the document's XMP packet, if it has any.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,36 +37,96 @@ static CATALOG_METADATA: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/Metadata\s*(\d+)\s+(\d+)\s+R").expect("valid regex"));
 static CATALOG_TYPE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/Type\s*/Catalog\b").expect("valid regex"));
-static PACKET: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)<x:xmpmeta\b.*?</x:xmpmeta>").expect("valid regex"));
-static TITLE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)<dc:title\b[^>]*>(.*?)</dc:title>").expect("valid regex"));
-static CREATOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)<dc:creator\b[^>]*>(.*?)</dc:creator>").expect("valid regex")
-});
-static LI: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)<rdf:li\b[^>]*>(.*?)</rdf:li>").expect("valid regex"));
-
 /// Finds the catalog's metadata stream in the raw bytes of a PDF and reads it.
 pub fn parse(bytes: &[u8]) -> Option<XmpMeta> {
     let stream = catalog_metadata_stream(bytes)?;
-    let packet = PACKET.find(stream)?.as_bytes();
-    let text = String::from_utf8_lossy(packet);
-    let items = |re: &Regex| -> Vec<String> {
-        re.captures(text.as_bytes())
-            .map(|c| {
-                LI.captures_iter(&c[1])
-                    .map(|li| unescape(&String::from_utf8_lossy(&li[1])))
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let meta = XmpMeta {
-        title: items(&TITLE).into_iter().next(),
-        creators: items(&CREATOR),
-    };
+    let meta = read_packet(&String::from_utf8_lossy(stream));
     (meta.title.is_some() || !meta.creators.is_empty()).then_some(meta)
+}
+
+/// A Dublin Core property colophon reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Property {
+    Title,
+    Creator,
+}
+
+/// The first `rdf:li` of the DC title and every `rdf:li` of the DC
+/// creator, entities decoded and whitespace collapsed. Reading stops at the
+/// first markup error, keeping what was read before it.
+fn read_packet(text: &str) -> XmpMeta {
+    let mut reader = NsReader::from_str(text);
+    reader.config_mut().allow_dangling_amp = true;
+    let mut meta = XmpMeta::default();
+    let mut depth = 0usize;
+    // The property being read and the depth of its element; the item being
+    // read and the depth of its `rdf:li`.
+    let mut property: Option<(Property, usize)> = None;
+    let mut item: Option<(String, usize)> = None;
+    loop {
+        let (ns, event) = match reader.read_resolved_event() {
+            Ok((_, Event::Eof)) | Err(_) => break,
+            Ok(pair) => pair,
+        };
+        // The namespace by its URI, whatever the prefix; a packet that
+        // never declares its prefixes (seen in the wild) by the usual one.
+        let in_ns = |uri: &[u8], usual: &[u8]| match &ns {
+            ResolveResult::Bound(Namespace(n)) => *n == uri,
+            ResolveResult::Unknown(prefix) => prefix.as_slice() == usual,
+            ResolveResult::Unbound => false,
+        };
+        match event {
+            Event::Start(e) => {
+                depth += 1;
+                let local = e.local_name();
+                if property.is_none() && in_ns(DC_NS, b"dc") {
+                    property = match local.as_ref() {
+                        b"title" => Some((Property::Title, depth)),
+                        b"creator" => Some((Property::Creator, depth)),
+                        _ => None,
+                    };
+                } else if property.is_some() && in_ns(RDF_NS, b"rdf") && local.as_ref() == b"li" {
+                    item = Some((String::new(), depth));
+                }
+            }
+            Event::Text(t) => {
+                if let Some((buf, _)) = &mut item {
+                    buf.push_str(&String::from_utf8_lossy(&t));
+                }
+            }
+            Event::CData(t) => {
+                if let Some((buf, _)) = &mut item {
+                    buf.push_str(&String::from_utf8_lossy(&t));
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let Some((buf, _)) = &mut item {
+                    crate::xml::push_reference(buf, &r);
+                }
+            }
+            Event::End(_) => {
+                if item.as_ref().is_some_and(|(_, d)| *d == depth) {
+                    let (text, _) = item.take().unwrap_or_default();
+                    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    match property {
+                        Some((Property::Title, _)) if meta.title.is_none() && !text.is_empty() => {
+                            meta.title = Some(text)
+                        }
+                        Some((Property::Creator, _)) if !text.is_empty() => {
+                            meta.creators.push(text)
+                        }
+                        _ => {}
+                    }
+                }
+                if property.is_some_and(|(_, d)| d == depth) {
+                    property = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+    meta
 }
 
 /// The bytes of the stream the catalog's `/Metadata` points at.
@@ -86,46 +158,6 @@ fn catalog_metadata_stream(bytes: &[u8]) -> Option<&[u8]> {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// XML text to plain text: entities decoded, whitespace collapsed.
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let Some(end) = rest.find(';').filter(|&e| e <= 10) else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let ent = &rest[1..end];
-        let ch = match ent {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => ent
-                .strip_prefix("#x")
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .or_else(|| ent.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match ch {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -193,5 +225,79 @@ mod tests {
             parse(file.as_bytes()).unwrap().title.as_deref(),
             Some("Final")
         );
+    }
+
+    /// Any prefix bound to the Dublin Core namespace is Dublin Core, and
+    /// `dc:` bound to something else is not.
+    #[test]
+    fn any_prefix_bound_to_dublin_core_is_read() {
+        let file = |packet: &str| {
+            format!(
+                "%PDF-1.4\n{}1 0 obj << /Type /Catalog /Metadata 5 0 R >> endobj",
+                obj(5, "/Type /Metadata", packet)
+            )
+        };
+        let other_prefix = r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><r:RDF xmlns:r="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><r:Description r:about="" xmlns:elem="http://purl.org/dc/elements/1.1/"><elem:title><r:Alt><r:li xml:lang="x-default">Prefixes &amp; Names</r:li></r:Alt></elem:title><elem:creator><r:Seq><r:li>Ann Lee</r:li></r:Seq></elem:creator></r:Description></r:RDF></x:xmpmeta>"#;
+        let got = parse(file(other_prefix).as_bytes()).unwrap();
+        assert_eq!(got.title.as_deref(), Some("Prefixes & Names"));
+        assert_eq!(got.creators, ["Ann Lee"]);
+
+        let default_ns = r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""><title xmlns="http://purl.org/dc/elements/1.1/"><rdf:Alt><rdf:li>Default Namespace</rdf:li></rdf:Alt></title></rdf:Description></rdf:RDF></x:xmpmeta>"#;
+        assert_eq!(
+            parse(file(default_ns).as_bytes()).unwrap().title.as_deref(),
+            Some("Default Namespace")
+        );
+
+        let not_dc = r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:dc="urn:example:not-dublin-core"><dc:title><rdf:Alt><rdf:li>Impostor</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta>"#;
+        assert_eq!(parse(file(not_dc).as_bytes()), None);
+    }
+
+    /// No packet makes the reader panic: pseudo-random packets built from
+    /// XMP fragments (cut anywhere), and arbitrary bytes after a catalog
+    /// that points at them.
+    #[test]
+    fn arbitrary_input_never_panics() {
+        const PIECES: [&str; 22] = [
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">",
+            "</x:xmpmeta>",
+            "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">",
+            "</rdf:RDF>",
+            "<rdf:Description xmlns:dc=\"http://purl.org/dc/elements/1.1/\">",
+            "</rdf:Description>",
+            "<dc:title>",
+            "</dc:title>",
+            "<dc:creator>",
+            "</dc:creator>",
+            "<rdf:li>",
+            "</rdf:li>",
+            "<rdf:li/>",
+            "&amp;",
+            "&#x201C;",
+            "&#0;",
+            "&",
+            "<!--",
+            "<![CDATA[",
+            "é—",
+            " name ",
+            "<",
+        ];
+        let mut rng = crate::testing::Rng::new(17);
+        for _ in 0..1500 {
+            let len = rng.below(30);
+            let packet: String = (0..len).map(|_| *rng.pick(&PIECES)).collect();
+            for (cut, _) in packet.char_indices().step_by(3) {
+                let _ = read_packet(&packet[..cut]);
+                let _ = read_packet(&packet[cut..]);
+            }
+        }
+        for _ in 0..1500 {
+            let mut file = b"%PDF-1.4\n5 0 obj << /Type /Metadata >>\nstream\n".to_vec();
+            file.extend(rng.bytes(300));
+            file.extend(
+                b"\nendstream\nendobj\n1 0 obj << /Type /Catalog /Metadata 5 0 R >> endobj",
+            );
+            let _ = parse(&file);
+            let _ = parse(&rng.bytes(300));
+        }
     }
 }

@@ -10,14 +10,17 @@
 //! a fixed point: merging the same values into its own output gives the
 //! same bytes, which is what makes a second write run a no-op.
 //!
-//! There is no XML crate in the dependency tree, and XMP needs little: a
-//! tokenizer that knows tags, attributes, comments, PIs and CDATA, plus
-//! namespace scoping. Anything it cannot read is reported as unreadable and
-//! the caller writes a fresh packet (the old one stays in the file's earlier
-//! revision, since updates are append-only).
+//! The packet is read with quick-xml's event reader into a tree of
+//! elements that keep their byte spans (the surgery above needs them),
+//! with namespace scoping on top. Anything it cannot read is reported as
+//! unreadable and the caller writes a fresh packet (the old one stays in
+//! the file's earlier revision, since updates are append-only).
 
 use std::collections::HashMap;
 use std::ops::Range;
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
 
 const RDF_NS: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 const DC_NS: &str = "http://purl.org/dc/elements/1.1/";
@@ -206,7 +209,9 @@ fn merge_text(text: &str, fields: &XmpFields) -> Result<String, String> {
                 continue;
             }
             if dscope.resolve(&a.name) == (Some(RDF_NS), "about") {
-                about.get_or_insert_with(|| a.raw_value.clone());
+                // Raw (already escaped) text; ours is double-quoted, so a
+                // `"` of a single-quoted value is escaped too.
+                about.get_or_insert_with(|| a.raw_value.replace('"', "&quot;"));
                 continue;
             }
             if is_managed(&dscope, &a.name) {
@@ -350,12 +355,10 @@ impl Scope {
     }
 }
 
+/// An attribute value's text (entities decoded); as written when it holds
+/// a reference XML does not define.
 fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    quick_xml::escape::unescape(s).map_or_else(|_| s.to_string(), |text| text.into_owned())
 }
 
 /// Depth-first search for the first `rdf:RDF`, with the scope inside it.
@@ -372,162 +375,104 @@ fn find_rdf<'a>(elems: &'a [Element], scope: &Scope) -> Option<(&'a Element, Sco
     None
 }
 
-/// Parses a whole packet into its top-level elements.
+/// Parses a whole packet into its top-level elements, with quick-xml's
+/// event reader; the spans of elements come from its byte positions, those
+/// of attributes from the start tag's own bytes.
 fn parse(text: &str) -> Result<Vec<Element>, String> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        text,
-        i: 0,
-    };
-    let (elems, close) = p.content()?;
-    match close {
-        None => Ok(elems),
-        Some(name) => Err(format!("unexpected </{name}>")),
-    }
-}
-
-struct Parser<'a> {
-    s: &'a [u8],
-    text: &'a str,
-    i: usize,
-}
-
-impl Parser<'_> {
-    /// Parses siblings until an end tag (consumed; its name returned) or EOF.
-    fn content(&mut self) -> Result<(Vec<Element>, Option<String>), String> {
-        let mut out = Vec::new();
-        while self.i < self.s.len() {
-            if self.s[self.i] != b'<' {
-                self.i += 1;
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().allow_dangling_amp = true;
+    // Open elements, innermost last; the finished top-level ones.
+    let mut open: Vec<Element> = Vec::new();
+    let mut top: Vec<Element> = Vec::new();
+    loop {
+        let before = position(&reader);
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("{e} at byte {}", reader.error_position()))?;
+        let after = position(&reader);
+        let finished = match event {
+            Event::Eof => break,
+            Event::DocType(_) => return Err("DTD declarations are not allowed in XMP".into()),
+            Event::Start(tag) => {
+                open.push(element(text, &tag, before..after, false)?);
                 continue;
             }
-            let rest = &self.s[self.i..];
-            if rest.starts_with(b"<?") {
-                self.skip_past(b"?>")?;
-            } else if rest.starts_with(b"<!--") {
-                self.skip_past(b"-->")?;
-            } else if rest.starts_with(b"<![CDATA[") {
-                self.skip_past(b"]]>")?;
-            } else if rest.starts_with(b"<!") {
-                return Err("DTD declarations are not allowed in XMP".into());
-            } else if rest.starts_with(b"</") {
-                self.i += 2;
-                let name = self.name()?;
-                self.skip_ws();
-                self.expect(b'>')?;
-                return Ok((out, Some(name)));
-            } else {
-                out.push(self.element()?);
+            Event::Empty(tag) => element(text, &tag, before..after, true)?,
+            Event::End(_) => {
+                // quick-xml has checked that the name matches.
+                let mut e = open.pop().ok_or("end tag without a start")?;
+                e.end_tag_start = before;
+                e.span.end = after;
+                e
             }
+            _ => continue,
+        };
+        match open.last_mut() {
+            Some(parent) => parent.children.push(finished),
+            None => top.push(finished),
         }
-        Ok((out, None))
     }
+    match open.last() {
+        Some(e) => Err(format!("<{}> not closed", e.name)),
+        None => Ok(top),
+    }
+}
 
-    fn element(&mut self) -> Result<Element, String> {
-        let start = self.i;
-        self.i += 1;
-        let name = self.name()?;
-        let mut attrs = Vec::new();
-        loop {
-            self.skip_ws();
-            match self.s.get(self.i) {
-                None => return Err("unterminated start tag".into()),
-                Some(b'>') => {
-                    self.i += 1;
-                    break;
-                }
-                Some(b'/') => {
-                    self.i += 1;
-                    self.expect(b'>')?;
-                    return Ok(Element {
-                        name,
-                        attrs,
-                        children: Vec::new(),
-                        span: start..self.i,
-                        end_tag_start: self.i,
-                        self_closing: true,
-                    });
-                }
-                Some(_) => {
-                    let astart = self.i;
-                    let aname = self.name()?;
-                    self.skip_ws();
-                    self.expect(b'=')?;
-                    self.skip_ws();
-                    let quote = *self.s.get(self.i).ok_or("unterminated attribute")?;
-                    if quote != b'"' && quote != b'\'' {
-                        return Err(format!("unquoted value of {aname}"));
-                    }
-                    let vstart = self.i + 1;
-                    let len = self.s[vstart..]
-                        .iter()
-                        .position(|&b| b == quote)
-                        .ok_or("unterminated attribute value")?;
-                    self.i = vstart + len + 1;
-                    attrs.push(Attr {
-                        name: aname,
-                        raw_value: self.text[vstart..vstart + len].to_string(),
-                        span: astart..self.i,
-                    });
-                }
-            }
-        }
-        let (children, close) = self.content()?;
-        match close {
-            Some(c) if c == name => {}
-            Some(c) => return Err(format!("<{name}> closed by </{c}>")),
-            None => return Err(format!("<{name}> not closed")),
-        }
-        // `content` consumed `</name>`; find where it began.
-        let end = self.i;
-        let end_tag_start = self.text[..end].rfind("</").ok_or("lost end tag")?;
-        Ok(Element {
-            name,
-            attrs,
-            children,
-            span: start..end,
-            end_tag_start,
-            self_closing: false,
-        })
-    }
+fn position(reader: &Reader<&[u8]>) -> usize {
+    usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX)
+}
 
-    fn name(&mut self) -> Result<String, String> {
-        let start = self.i;
-        while let Some(&b) = self.s.get(self.i) {
-            if b.is_ascii_whitespace() || matches!(b, b'>' | b'/' | b'=' | b'<' | b'"' | b'\'') {
-                break;
-            }
-            self.i += 1;
+/// An element from its start tag at `span` (`<` to `>`), its attributes
+/// with their spans (the name to the closing quote).
+fn element(
+    text: &str,
+    tag: &BytesStart,
+    span: Range<usize>,
+    self_closing: bool,
+) -> Result<Element, String> {
+    let name = String::from_utf8_lossy(tag.name().as_ref()).into_owned();
+    let raw = text.as_bytes();
+    // The attributes follow the name; between them only whitespace.
+    let mut at = span.start + 1 + tag.name().as_ref().len();
+    let mut attrs = Vec::new();
+    for attr in tag.attributes() {
+        let attr = attr.map_err(|e| format!("in <{name}>: {e}"))?;
+        while raw.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
         }
-        if self.i == start {
-            return Err(format!("expected a name at byte {start}"));
+        let start = at;
+        let key = attr.key.as_ref();
+        if raw.get(at..at + key.len()) != Some(key) {
+            return Err(format!("lost the attributes of <{name}>"));
         }
-        Ok(self.text[start..self.i].to_string())
-    }
-
-    fn skip_ws(&mut self) {
-        while self.s.get(self.i).is_some_and(|b| b.is_ascii_whitespace()) {
-            self.i += 1;
+        at += key.len();
+        while raw
+            .get(at)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b'=')
+        {
+            at += 1;
         }
+        // The quote, the raw value, the quote.
+        let value_start = at + 1;
+        let value_end = value_start + attr.value.len();
+        let value = text
+            .get(value_start..value_end)
+            .ok_or_else(|| format!("lost the attributes of <{name}>"))?;
+        at = value_end + 1;
+        attrs.push(Attr {
+            name: String::from_utf8_lossy(key).into_owned(),
+            raw_value: value.to_string(),
+            span: start..at,
+        });
     }
-
-    fn expect(&mut self, b: u8) -> Result<(), String> {
-        if self.s.get(self.i) == Some(&b) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(format!("expected '{}' at byte {}", b as char, self.i))
-        }
-    }
-
-    fn skip_past(&mut self, end: &[u8]) -> Result<(), String> {
-        let pos = self.s[self.i..]
-            .windows(end.len())
-            .position(|w| w == end)
-            .ok_or("unterminated markup")?;
-        self.i += pos + end.len();
-        Ok(())
-    }
+    Ok(Element {
+        name,
+        attrs,
+        children: Vec::new(),
+        end_tag_start: span.end,
+        span,
+        self_closing,
+    })
 }
 
 #[cfg(test)]
@@ -627,11 +572,89 @@ mod tests {
         assert!(warn.is_some());
     }
 
+    /// A single-quoted `rdf:about` holding a `"` was copied into our
+    /// double-quoted one as it was: the packet written could not be read
+    /// back, and the next write replaced it.
+    #[test]
+    fn a_single_quoted_about_with_a_double_quote_stays_readable() {
+        let packet = GS_PACKET.replace("rdf:about=\"\"", "rdf:about='say \"hi\" &amp; go'");
+        let (once, warn) = merge(Some(packet.as_bytes()), &fields());
+        assert!(warn.is_none());
+        check_readable(&once).unwrap();
+        let s = String::from_utf8(once.clone()).unwrap();
+        assert!(s.contains("rdf:about=\"say &quot;hi&quot; &amp; go\""), "{s}");
+        let (twice, warn) = merge(Some(&once), &fields());
+        assert!(warn.is_none());
+        assert_eq!(once, twice);
+    }
+
     #[test]
     fn about_value_is_reused() {
         let packet = GS_PACKET.replace("rdf:about=\"\"", "rdf:about=\"uuid:1\"");
         let (p, _) = merge(Some(packet.as_bytes()), &fields());
         let s = String::from_utf8(p).unwrap();
         assert_eq!(s.matches("rdf:about=\"\"").count(), 0);
+    }
+
+    /// The packet is read with any prefix bound to the namespaces: a packet
+    /// whose Dublin Core prefix is `d` and RDF prefix `r` has its title
+    /// replaced all the same.
+    #[test]
+    fn other_prefixes_are_the_same_properties() {
+        let packet = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><r:RDF \
+            xmlns:r=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n \
+            <r:Description r:about='' xmlns:d='http://purl.org/dc/elements/1.1/'>\
+            <d:title><r:Alt><r:li>Old</r:li></r:Alt></d:title><d:rights>CC</d:rights>\
+            </r:Description>\n </r:RDF></x:xmpmeta>";
+        let (p, warn) = merge(Some(packet.as_bytes()), &fields());
+        assert!(warn.is_none());
+        let s = String::from_utf8(p).unwrap();
+        assert!(!s.contains("Old"), "{s}");
+        assert!(s.contains("<d:rights>CC</d:rights>"), "{s}");
+        assert!(s.contains("<dc:title>"), "{s}");
+        check_readable(s.as_bytes()).unwrap();
+    }
+
+    /// No packet makes the merge panic or lose its fixed point: packets
+    /// built from XMP fragments, cut anywhere, and arbitrary bytes.
+    #[test]
+    fn arbitrary_packets_never_panic() {
+        const PIECES: [&str; 16] = [
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">",
+            "</x:xmpmeta>",
+            "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">",
+            "</rdf:RDF>",
+            "<rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\" dc:identifier='x'>",
+            "</rdf:Description>",
+            "<dc:title>",
+            "</dc:title>",
+            "<rdf:li>é &amp; —</rdf:li>",
+            "<dc:format/>",
+            "<?xpacket end=\"w\"?>",
+            "<!-- c -->",
+            " ",
+            "&",
+            "<",
+            "'",
+        ];
+        let mut rng = crate::testing::Rng::new(9);
+        let f = fields();
+        for _ in 0..800 {
+            let len = rng.below(20);
+            let packet: String = (0..len).map(|_| *rng.pick(&PIECES)).collect();
+            for (cut, _) in packet.char_indices().step_by(5) {
+                for part in [&packet[..cut], &packet[cut..]] {
+                    let (once, _) = merge(Some(part.as_bytes()), &f);
+                    check_readable(&once).unwrap();
+                    let (twice, _) = merge(Some(&once), &f);
+                    assert_eq!(once, twice, "{part}");
+                }
+            }
+        }
+        for _ in 0..800 {
+            let bytes = rng.bytes(200);
+            let (p, _) = merge(Some(&bytes), &f);
+            check_readable(&p).unwrap();
+        }
     }
 }
