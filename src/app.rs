@@ -126,7 +126,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         Command::Cache {
             action: CacheAction::Clear { online: true },
         } => {
-            let Some(cache) = open_cache(&paths.cache_dir) else {
+            let Some(cache) = open_cache(&paths.cache_dir, None) else {
                 return Ok(ExitStatus::BadUsage);
             };
             let n = cache
@@ -136,7 +136,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Success)
         }
         Command::Lookup { ids } => {
-            let Some(cache) = open_cache(&paths.cache_dir) else {
+            let Some(cache) = open_cache(&paths.cache_dir, None) else {
                 return Ok(ExitStatus::BadUsage);
             };
             let reporter = crate::progress::reporter(opts.quiet);
@@ -191,7 +191,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         Command::Cache {
             action: CacheAction::Stats,
         } => {
-            let Some(cache) = open_cache(&paths.cache_dir) else {
+            let Some(cache) = open_cache(&paths.cache_dir, None) else {
                 return Ok(ExitStatus::BadUsage);
             };
             let stats = cache.stats();
@@ -282,17 +282,20 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             let Some(_lock) = lock_project(&project, opts.shard.map(|_| &*paths.cache_dir)) else {
                 return Ok(ExitStatus::BadUsage);
             };
-            let Some(cache) = open_cache(&paths.cache_dir) else {
+            // From here on every line goes through the reporter: the bars
+            // own the terminal, and `-q` keeps errors only.
+            let reporter: Arc<dyn Reporter> = crate::progress::reporter(opts.quiet).into();
+            let Some(cache) = open_cache(&paths.cache_dir, Some(reporter.as_ref())) else {
                 return Ok(ExitStatus::BadUsage);
             };
             if let Some(file) = &opts.approved {
                 match crate::review::approvals::Approvals::load(file) {
                     Err(e) => {
-                        eprintln!("colophon: {e:#}");
+                        reporter.error(&format!("colophon: {e:#}"));
                         return Ok(ExitStatus::BadUsage);
                     }
-                    Ok(_) if !settings.write_pdf_changes => eprintln!(
-                        "colophon: --approved applies to writes; this is a dry run (add --write)"
+                    Ok(_) if !settings.write_pdf_changes => reporter.message(
+                        "colophon: --approved applies to writes; this is a dry run (add --write)",
                     ),
                     Ok(_) => {}
                 }
@@ -304,7 +307,6 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
             let pool = crate::inspect::WorkerPool::new(crate::inspect::PoolConfig::from_settings(
                 &settings, opts.jobs,
             ));
-            let reporter: Arc<dyn Reporter> = crate::progress::reporter(opts.quiet).into();
             install_ctrl_c(reporter.clone());
             install_sigterm(reporter.clone());
             cache.report_warnings_to(reporter.clone());
@@ -391,16 +393,27 @@ fn lock_project(
 /// A store sled reopened with less than its last clean close left (a
 /// damaged log, see [`Cache::open`]) is used, with a warning naming it: the
 /// lost results are recomputed.
-fn open_cache(dir: &Path) -> Option<Cache> {
+///
+/// Its lines go to `reporter` when there is one (a run: `-q` keeps the
+/// errors only), else to stderr.
+fn open_cache(dir: &Path, reporter: Option<&dyn Reporter>) -> Option<Cache> {
+    let warn = |msg: String| match reporter {
+        Some(r) => r.message(&msg),
+        None => eprintln!("{msg}"),
+    };
+    let error = |msg: String| match reporter {
+        Some(r) => r.error(&msg),
+        None => eprintln!("{msg}"),
+    };
     match Cache::open(dir) {
         Ok(c) => {
             if c.lost_on_recovery() {
-                eprintln!(
+                warn(format!(
                     "colophon: warning: the cache {} was damaged; sled recovered it only up to \
                      the damage, and the results stored after it will be recomputed (delete the \
                      folder to start afresh)",
                     dir.join("db").display()
-                );
+                ));
             }
             Some(c)
         }
@@ -410,23 +423,23 @@ fn open_cache(dir: &Path) -> Option<Cache> {
                 .map_or(0, |d| d.as_secs());
             let aside = path.with_file_name(format!("db.damaged-{secs}"));
             if let Err(e) = std::fs::rename(&path, &aside) {
-                eprintln!(
+                error(format!(
                     "colophon: cannot open the cache {} ({source}) nor move it aside ({e})",
                     path.display()
-                );
+                ));
                 return None;
             }
-            eprintln!(
+            warn(format!(
                 "colophon: warning: the cache {} was damaged ({source}); moved to {} and started afresh",
                 path.display(),
                 aside.display()
-            );
+            ));
             Cache::open(dir)
-                .map_err(|e| eprintln!("colophon: {e}"))
+                .map_err(|e| error(format!("colophon: {e}")))
                 .ok()
         }
         Err(e) => {
-            eprintln!("colophon: {e}");
+            error(format!("colophon: {e}"));
             None
         }
     }

@@ -582,7 +582,10 @@ mod tests {
         assert!(warn.is_none());
         check_readable(&once).unwrap();
         let s = String::from_utf8(once.clone()).unwrap();
-        assert!(s.contains("rdf:about=\"say &quot;hi&quot; &amp; go\""), "{s}");
+        assert!(
+            s.contains("rdf:about=\"say &quot;hi&quot; &amp; go\""),
+            "{s}"
+        );
         let (twice, warn) = merge(Some(&once), &fields());
         assert!(warn.is_none());
         assert_eq!(once, twice);

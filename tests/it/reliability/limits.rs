@@ -257,6 +257,41 @@ fn quiet_prints_only_results_and_errors() {
     );
 }
 
+/// The notice that `--approved` does nothing in a dry run was written
+/// straight to stderr, before the reporter existed, so `-q` printed it.
+#[test]
+fn quiet_keeps_the_notices_before_the_run_to_itself() {
+    let p = TestProject::new();
+    p.add(BOOK, "a.pdf");
+    let approvals = p.root().join("approved.json");
+    std::fs::write(
+        &approvals,
+        r#"{"colophon_approvals": 1, "run": "r", "approved": []}"#,
+    )
+    .unwrap();
+    let quiet = p
+        .cmd()
+        .args(["run", "-q", "--approved"])
+        .arg(&approvals)
+        .output()
+        .unwrap();
+    util::assert_exit(&quiet, 0);
+    assert_eq!(stderr(&quiet), "", "nothing but errors on stderr");
+    // Without -q the notice is there.
+    let loud = p
+        .cmd()
+        .args(["run", "--approved"])
+        .arg(&approvals)
+        .output()
+        .unwrap();
+    util::assert_exit(&loud, 0);
+    assert!(
+        stderr(&loud).contains("this is a dry run"),
+        "{}",
+        stderr(&loud)
+    );
+}
+
 /// An empty directory as PATH: no `tesseract` to run.
 fn without_tesseract(cmd: &mut std::process::Command, empty_dir: &std::path::Path) {
     cmd.env("PATH", empty_dir);
