@@ -187,7 +187,7 @@ impl NameList {
 /// Editing and compiling, as opposed to writing.
 pub(super) static EDITOR_WORD: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)edit|compil|herausg|hrsg|direction|cura|\beds?\b|редак|состав|主编|主編|^编$|^編$",
+        r"(?i)edit|compil|herausg|hrsg|direction|cura|r[ée]uni|\beds?\b|редак|состав|主编|主編|^编$|^編$",
     )
     .unwrap()
 });

@@ -22,6 +22,7 @@
 //! title. Library cataloguing data ("Title: X : Y / by ...") and colophon
 //! sentences ("X was published in 2019 by ...") give further candidates.
 
+use super::edition;
 use super::layout::{Block, Layout, PageLayout};
 use super::lines::{DATE, GENRE, LABEL, LineKind, NEVER, classify, title_penalty};
 use super::pattern::Pattern;
@@ -408,6 +409,12 @@ fn subtitle_text(pl: &PageLayout, bi: usize, ni: usize) -> Option<String> {
         return None;
     }
     let sub = clean_subtitle(&next.text)?;
+    // An edition statement in any language the edition finder reads
+    // ("Quatrième édition revue", "Изд. 2-е, перераб.").
+    let edition_line = edition::statements(&sub).iter().any(|st| st.start == 0);
+    if edition_line {
+        return None;
+    }
     if !volume
         && (NEVER.is_match(&sub)
             || DATE.is_match(&sub)
@@ -799,6 +806,10 @@ mod tests {
             "Third revised and expanded edition",
             "6e édition mise à jour",
             "6-е издание",
+            "Quatrième édition revue et augmentée",
+            "Изд. 2-е, перераб. и доп.",
+            "Textes réunis par",
+            "Составители",
             "Harwell Studies in Law",
             "Серия «Полярная звезда»",
             "Édité par",

@@ -623,9 +623,14 @@ fn close_letter_spacing(
 const LETTER_SPACED_MIN: usize = 6;
 
 /// Appends a glyph's text: ligatures are spelled out (so "ﬁ" matches "fi"),
-/// pdfium's marker for a line-end hyphen becomes '-', control characters
-/// are dropped.
+/// pdfium's marker for a line-end hyphen becomes '-', the raw codes of
+/// TeX's T1 (Cork) encoding become their characters, other control
+/// characters are dropped.
 fn push_char(s: &mut String, c: char) {
+    if let Some(t) = cork(c) {
+        s.push_str(t);
+        return;
+    }
     match c {
         '\u{FB00}' => s.push_str("ff"),
         '\u{FB01}' => s.push_str("fi"),
@@ -639,9 +644,41 @@ fn push_char(s: &mut String, c: char) {
     }
 }
 
+/// A glyph of a font in TeX's T1 (Cork) encoding without a ToUnicode map
+/// reaches us as its raw code. The codes below 0x20 are control
+/// characters nowhere else, so they are read as T1: dashes, quotation
+/// marks and ligatures ("1760\u{15}1827" is "1760–1827"). 0x00–0x0F are
+/// left alone: accents, and tab and line feed.
+fn cork(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{10}' => "\u{201C}",
+        '\u{11}' => "\u{201D}",
+        '\u{12}' => "\u{201E}",
+        '\u{13}' => "\u{AB}",
+        '\u{14}' => "\u{BB}",
+        '\u{15}' => "\u{2013}",
+        '\u{16}' => "\u{2014}",
+        '\u{1B}' => "ff",
+        '\u{1C}' => "fi",
+        '\u{1D}' => "fl",
+        '\u{1E}' => "ffi",
+        '\u{1F}' => "ffl",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_t1_codes_are_read_as_their_characters() {
+        let mut s = String::new();
+        for c in "Kinship, 1698\u{15}1744 \u{10}\u{1C}eld\u{11}\u{7}".chars() {
+            push_char(&mut s, c);
+        }
+        assert_eq!(s, "Kinship, 1698\u{2013}1744 \u{201C}field\u{201D}");
+    }
 
     /// Lays out `text` as glyphs starting at (x, baseline) with a simple
     /// fixed advance of 0.5 em per character; a `' '` in the text advances

@@ -32,7 +32,7 @@ use crate::model::PageText;
 
 /// Bump when an input or the stored layout of `DocInfo`/`PageText` changes
 /// (line building, font sizes, image ratio...): cached pages are read again.
-pub const INSPECT_VERSION: u32 = 7;
+pub const INSPECT_VERSION: u32 = 8;
 use serde::{Deserialize, Serialize};
 
 /// Why a document (or one of its pages) could not be read. The coordinator
