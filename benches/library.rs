@@ -15,6 +15,15 @@
 //! - `vision/overlap`: pages sent to a fake backend that answers in 1 s
 //!   with `VLM_CONCURRENCY = 4` (about pages / 4 seconds, not pages).
 //!
+//! - `real library`, when `PERF_LIBRARY` names a folder of real PDFs (the
+//!   files of `../shared/wild/fetch.sh`, say): cold and warm runs at
+//!   `--jobs 2` over `PERF_LIBRARY_FILES` (300) of them, every k-th by
+//!   name, against `pdftotext -f 1 -l 8` over the same files two at a
+//!   time. Different documents, not copies of a few: each brings its own
+//!   fonts and structure. Throughput is PDFs per second; the pages read
+//!   (for pages per second) are printed once. `scripts/perf.sh` gives the
+//!   same figures over the whole folder, with peak memory.
+//!
 //! Worker processes run the `colophon` binary Cargo builds for benches
 //! (`COLOPHON_WORKER_EXE` overrides it). Sizes are modest so that
 //! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
@@ -153,6 +162,13 @@ fn open_cache(dir: &Path) -> Cache {
 /// One dry run of the project at `root`, as `colophon run --jobs N` does
 /// it: opening the cache, starting workers, the run, flushing the cache.
 fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
+    let (summary, status) = run_with_status(root, settings, jobs);
+    assert_eq!(status, ExitStatus::Success, "{summary:?}");
+    summary
+}
+
+/// [`run`], for libraries where some files may fail to read (real ones).
+fn run_with_status(root: &Path, settings: &Settings, jobs: usize) -> (Summary, ExitStatus) {
     let paths = Paths {
         data_dir: root.join("data"),
         cache_dir: root.join("cache"),
@@ -181,9 +197,7 @@ fn run(root: &Path, settings: &Settings, jobs: usize) -> Summary {
         sessions: &pool,
         reporter: &Silent,
     };
-    let (summary, status) = run::run(&env, Selection::DataFolder, &mut std::io::sink()).unwrap();
-    assert_eq!(status, ExitStatus::Success, "{summary:?}");
-    summary
+    run::run(&env, Selection::DataFolder, &mut std::io::sink()).unwrap()
 }
 
 fn library(c: &mut Criterion) {
@@ -319,5 +333,112 @@ fn vision(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, library, vision);
+/// Real PDFs benched by default out of `PERF_LIBRARY`: ten cold runs of
+/// 300 take a few minutes.
+const REAL_FILES: usize = 300;
+
+/// `PERF_LIBRARY_FILES` of the PDFs under `PERF_LIBRARY`, every k-th by
+/// name (originals and their variants alike), or `None` when it is unset.
+fn real_library() -> Option<Vec<PathBuf>> {
+    let dir = PathBuf::from(std::env::var_os("PERF_LIBRARY")?);
+    let want = std::env::var("PERF_LIBRARY_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(REAL_FILES)
+        .max(1);
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading PERF_LIBRARY {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pdf")))
+        .collect();
+    all.sort();
+    assert!(!all.is_empty(), "no PDFs in PERF_LIBRARY {}", dir.display());
+    let step = all.len().div_ceil(want);
+    Some(all.into_iter().step_by(step).collect())
+}
+
+/// `pdftotext -f 1 -l 8` over `files`, `jobs` at a time.
+fn pdftotext_all(files: &[PathBuf], jobs: usize) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                while let Some(f) =
+                    files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let _ = std::process::Command::new("pdftotext")
+                        .args(["-q", "-f", "1", "-l", "8"])
+                        .arg(f)
+                        .arg("/dev/null")
+                        .status();
+                }
+            });
+        }
+    });
+}
+
+fn real(c: &mut Criterion) {
+    let Some(files) = real_library() else {
+        eprintln!("real library: PERF_LIBRARY is not set, skipped");
+        return;
+    };
+    let n = files.len();
+    // The chosen files, linked into one folder: the library the runs see.
+    let lib = tempfile::tempdir().unwrap();
+    for f in &files {
+        std::os::unix::fs::symlink(f, lib.path().join(f.file_name().unwrap())).unwrap();
+    }
+    let settings = Settings::default();
+    let mut g = c.benchmark_group("real library");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(1))
+        .throughput(Throughput::Elements(n as u64));
+
+    // One cold run first (not timed): it reads the files into the page
+    // cache for every timed run alike, and counts the pages.
+    let root = project_on(lib.path());
+    let (s, _) = run_with_status(root.path(), &settings, 2);
+    eprintln!(
+        "real library: {n} PDFs, {} pages read by pdfium ({:.2} per PDF), {} OCRed, {} errors",
+        s.pages_read,
+        s.pages_read as f64 / n as f64,
+        s.ocr_pages,
+        s.errors
+    );
+    // About 50 ms a PDF, ten samples.
+    g.measurement_time(Duration::from_millis(500 * n as u64));
+    g.bench_function(format!("cold {n} PDFs, --jobs 2"), |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let root = project_on(lib.path());
+                let t = Instant::now();
+                let (s, _) = run_with_status(root.path(), &settings, 2);
+                spent += t.elapsed();
+                assert_eq!(s.record_cached, 0, "{s:?}");
+            }
+            spent
+        })
+    });
+    if std::process::Command::new("pdftotext")
+        .arg("-v")
+        .output()
+        .is_ok()
+    {
+        g.bench_function(
+            format!("pdftotext -f 1 -l 8, {n} PDFs, two at a time"),
+            |b| b.iter(|| pdftotext_all(&files, 2)),
+        );
+    } else {
+        eprintln!("real library: pdftotext not found (poppler-utils), its bench skipped");
+    }
+    g.measurement_time(Duration::from_secs(5));
+    g.bench_function(format!("warm {n} PDFs, --jobs 2"), |b| {
+        b.iter(|| run_with_status(root.path(), &settings, 2))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, library, vision, real);
 criterion_main!(benches);

@@ -8,7 +8,14 @@
 #      peak memory at a tenth and half of the files), warm reruns (and at a quarter
 #      and half of the files: time per file), 10 new PDFs added;
 #   4. vision overlap: 40 pages, a fake backend answering in 1 s,
-#      VLM_CONCURRENCY = 4 (ideal 10 s; 40 s if nothing overlapped).
+#      VLM_CONCURRENCY = 4 (ideal 10 s; 40 s if nothing overlapped);
+#   5. a real library (issue 18), when PERF_LIBRARY names a folder of PDFs
+#      (e.g. the 1,276 files of ../shared/wild/fetch.sh): cold and warm runs
+#      at --jobs 2 (wall and CPU time, pages read per PDF, pages per
+#      second, peak memory of the coordinator and of the largest worker),
+#      against `pdftotext -f 1 -l 8` over the same files two at a time,
+#      interleaved round by round (and against PERF_BASELINE, an older
+#      colophon binary, when given).
 #
 # Libraries are copies of the corpus PDFs that have a text layer, each under
 # its own name with a comment line `%colophon-bench-<tag>-<n>` appended, so
@@ -18,7 +25,11 @@
 # The machine should be otherwise idle: each figure is the best of
 # PERF_REPEAT runs (default 3; 1 for the long cold runs).
 #
-# Environment: PERF_SECTIONS ("1 2 3 4": which figures), PERF_FILES (10000), PERF_DIR, PERF_KEEP, PERF_REPEAT (3),
+# Environment: PERF_SECTIONS ("1 2 3 4", and 5 when PERF_LIBRARY is set:
+# which figures), PERF_LIBRARY (a folder of real PDFs, read in place, never
+# written), PERF_CONFIG (a colophon.toml for section 5, e.g.
+# scripts/corpus.toml; default: the default settings), PERF_BASELINE (an
+# older colophon binary timed in the same rounds of section 5), PERF_FILES (10000), PERF_DIR, PERF_KEEP, PERF_REPEAT (3),
 # PERF_MAX_KB (1024: larger corpus files are left out of the 10,000-file
 # library to keep it near 2 GB), PERF_FLOOR_FILES (300), COLOPHON_CORPUS
 # (default ../shared/corpus/pdfs).
@@ -26,7 +37,18 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 corpus="${COLOPHON_CORPUS:-$repo/../shared/corpus/pdfs}"
-corpus="$(cd "$corpus" && pwd)"
+library="${PERF_LIBRARY:-}"
+if [ -n "$library" ]; then
+  library="$(cd "$library" && pwd)"
+  sections="${PERF_SECTIONS:-1 2 3 4 5}"
+else
+  sections="${PERF_SECTIONS:-1 2 3 4}"
+fi
+wants() { [[ " $sections " == *" $1 "* ]]; }
+# Sections 1 to 4 start from the corpus; 5 needs only PERF_LIBRARY.
+if wants 1 || wants 2 || wants 3 || wants 4; then
+  corpus="$(cd "$corpus" && pwd)"
+fi
 files="${PERF_FILES:-10000}"
 repeat="${PERF_REPEAT:-3}"
 max_kb="${PERF_MAX_KB:-1024}"
@@ -43,8 +65,9 @@ fi
 cd "$repo"
 echo "building (release)..." >&2
 cargo build --release --quiet --bin colophon --example fake_ollama
-bin="$repo/target/release/colophon"
-fake="$repo/target/release/examples/fake_ollama"
+target_dir="${CARGO_TARGET_DIR:-$repo/target}"
+bin="$target_dir/release/colophon"
+fake="$target_dir/release/examples/fake_ollama"
 export COLOPHON_WORKER_EXE="$bin"
 # Dry runs only, and settings from defaults, whatever the caller's shell says.
 export WRITE_PDF_CHANGES=false ANALYZE_WITH_VISION=false
@@ -187,8 +210,7 @@ line() { report+=("$(printf "$@")"); printf "$@" >&2; echo >&2; }
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 # ------------------------------------------- 1. cold corpus, jobs 1 vs 2
-sections="${PERF_SECTIONS:-1 2 3 4}"
-wants() { [[ " $sections " == *" $1 "* ]]; }
+if wants 1 || wants 2 || wants 3 || wants 4; then
 mkdir -p "$work/corpus"
 ln -sfn "$corpus" "$work/corpus/data"
 ncorpus=$(find -L "$corpus" -name '*.pdf' | wc -l)
@@ -212,6 +234,7 @@ repeat=$saved_repeat
 wants 1 && c2=$(repeat=1 best_cold "$work/corpus" --jobs 2) &&
 line "cold corpus (%s PDFs, %s pages OCRed)   --jobs 1: %6.1f s   --jobs 2: %6.1f s   ratio %.2f (target <= 0.60)" \
   "$ncorpus" "$ocr_pages" "$c1" "$c2" "$(calc "$c2 / $c1")"
+fi
 
 # ----------------------------------------- 2. per page against pdftotext
 if wants 2; then
@@ -329,6 +352,101 @@ line "vision: 40 docs, %s pages asked, backend 1 s/page, VLM_CONCURRENCY 4, --jo
   "$asked" "$vis" "$cpu_only"
 fi
 
+# ----------------------------------------------------- 5. a real library
+# Real, different PDFs (PERF_LIBRARY) instead of copies of a few: every
+# document brings its own fonts, structure and page count, which copies of
+# the same 46 files hide behind warm caches. The library is read in place
+# (the project's data is a symlink to it; runs are dry). "Cold" is an empty
+# colophon cache; the files themselves are read once first, so that
+# neither colophon nor pdftotext pays the disk and both see the same page
+# cache. Rounds interleave colophon (and PERF_BASELINE) with pdftotext, so
+# that a change in the machine's load hits all of them.
+
+# real_run ROOT BIN ARGS...: one run of BIN (as colophon and as its
+# workers); prints "wall cpu coordinator_kib worker_kib tree_kib": wall and
+# CPU seconds (user + sys, children included), the coordinator's and the
+# largest child's peak resident memory (VmHWM, sampled every 0.2 s), and the
+# peak of the summed resident memory of all of them.
+real_run() {
+  local root=$1 exe=$2; shift 2
+  local t="$work/.time" pid p r hwm coord=0 child=0 tree=0 sum
+  (cd "$root" && COLOPHON_WORKER_EXE="$exe" exec /usr/bin/time -f "%e %U %S" -o "$t" \
+    "$exe" run -q "$@" >/dev/null 2>"$work/.stderr") &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sum=0
+    # The subshell execs /usr/bin/time, whose child is colophon.
+    for p in $(pgrep -P "$pid"); do
+      read -r hwm r < <(awk '/^VmHWM/ {h=$2} /^VmRSS/ {r=$2} END {print h+0, r+0}' "/proc/$p/status" 2>/dev/null || echo "0 0")
+      [ "$hwm" -gt "$coord" ] && coord=$hwm
+      sum=$((sum + r))
+      for c in $(descendants "$p"); do
+        read -r hwm r < <(awk '/^VmHWM/ {h=$2} /^VmRSS/ {r=$2} END {print h+0, r+0}' "/proc/$c/status" 2>/dev/null || echo "0 0")
+        [ "$hwm" -gt "$child" ] && child=$hwm
+        sum=$((sum + r))
+      done
+    done
+    [ "$sum" -gt "$tree" ] && tree=$sum
+    sleep 0.2
+  done
+  wait "$pid" || { echo "perf.sh: colophon failed in $root:" >&2; cat "$work/.stderr" >&2; exit 1; }
+  read -r wall user sys < "$t"
+  echo "$wall $(calc "$user + $sys") $coord $child $tree"
+}
+
+if wants 5 && [ -n "$library" ]; then
+  real="$work/real"
+  mkdir -p "$real"
+  ln -sfn "$library" "$real/data"
+  [ -n "${PERF_CONFIG:-}" ] && cp "$PERF_CONFIG" "$real/colophon.toml"
+  find -L "$library" -name '*.pdf' | sort > "$work/real.list"
+  nreal=$(wc -l < "$work/real.list")
+  echo "5. real library: $nreal PDFs in $library..." >&2
+  xargs -a "$work/real.list" -d '\n' cat > /dev/null
+  pt_pages=$(while read -r f; do pdfinfo "$f" 2>/dev/null | sed -n 's/^Pages: *//p'; done < "$work/real.list" |
+    awk '{p += ($1 < 8 ? $1 : 8)} END {print p}')
+  bins=("$bin")
+  [ -n "${PERF_BASELINE:-}" ] && bins+=("$(cd "$(dirname "$PERF_BASELINE")" && pwd)/$(basename "$PERF_BASELINE")")
+  declare -A r_wall r_cpu r_coord r_child r_tree r_pages r_ocr r_warm
+  pt_wall="" pt_cpu=""
+  for round in $(seq "${PERF_REAL_ROUNDS:-1}"); do
+    for i in "${!bins[@]}"; do
+      set_aside "$real"
+      read -r w c co ch tr < <(real_run "$real" "${bins[$i]}" --jobs 2)
+      echo "  round $round, ${bins[$i]}: cold ${w} s, ${c} CPU-s (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      if [ -z "${r_wall[$i]:-}" ] || python3 -c "import sys; sys.exit(not $w < ${r_wall[$i]})"; then
+        r_wall[$i]=$w r_cpu[$i]=$c
+        r_pages[$i]=$(summary "$real" "pages read by pdfium")
+        r_ocr[$i]=$(summary "$real" "pages OCRed")
+      fi
+      r_coord[$i]=$(( ${r_coord[$i]:-0} > co ? ${r_coord[$i]:-0} : co ))
+      r_child[$i]=$(( ${r_child[$i]:-0} > ch ? ${r_child[$i]:-0} : ch ))
+      r_tree[$i]=$(( ${r_tree[$i]:-0} > tr ? ${r_tree[$i]:-0} : tr ))
+      # Warm: reruns over the cache this cold run left.
+      for _ in $(seq "$repeat"); do
+        read -r w _ < <(real_run "$real" "${bins[$i]}" --jobs 2)
+        r_warm[$i]=$(min "${r_warm[$i]:-}" "$w")
+      done
+    done
+    /usr/bin/time -f "%e %U %S" -o "$work/.pt" \
+      xargs -P 2 -a "$work/real.list" -d '\n' -I{} pdftotext -q -f 1 -l 8 {} /dev/null || true
+    read -r w u sy < "$work/.pt"
+    echo "  round $round, pdftotext: ${w} s, $(calc "$u + $sy") CPU-s" >&2
+    if [ -z "$pt_wall" ] || python3 -c "import sys; sys.exit(not $w < $pt_wall)"; then
+      pt_wall=$w pt_cpu=$(calc "$u + $sy")
+    fi
+  done
+  line "real library: %s PDFs (%s), --jobs 2, best of %s cold rounds; pdftotext -f 1 -l 8 -P2 reads %s pages (%.2f per PDF) in %.1f s wall, %.1f CPU-s: %.1f ms per PDF" \
+    "$nreal" "$library" "${PERF_REAL_ROUNDS:-1}" "$pt_pages" "$(calc "$pt_pages / $nreal")" "$pt_wall" "$pt_cpu" "$(calc "$pt_wall * 1000 / $nreal")"
+  for i in "${!bins[@]}"; do
+    line "  %s: cold %.1f s wall, %.1f CPU-s, %.1f ms per PDF (%.2f x pdftotext; target <= 0.5); %s pages read (%.2f per PDF, %.0f pages/s), %s OCRed; warm %.2f s (%.0f us per PDF); peak RSS coordinator %d MiB, largest worker %d MiB, all processes %d MiB" \
+      "$([ "$i" = 0 ] && echo "colophon" || echo "baseline")" "${r_wall[$i]}" "${r_cpu[$i]}" \
+      "$(calc "${r_wall[$i]} * 1000 / $nreal")" "$(calc "${r_wall[$i]} / $pt_wall")" \
+      "${r_pages[$i]}" "$(calc "${r_pages[$i]} / $nreal")" "$(calc "${r_pages[$i]} / ${r_wall[$i]}")" "${r_ocr[$i]}" \
+      "${r_warm[$i]}" "$(calc "${r_warm[$i]} * 1e6 / $nreal")" \
+      "$((r_coord[$i] / 1024))" "$((r_child[$i] / 1024))" "$((r_tree[$i] / 1024))"
+  done
+fi
 
 echo
 echo "colophon perf figures ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average at end $(cut -d' ' -f1-3 /proc/loadavg))"
