@@ -32,7 +32,8 @@
 # older colophon binary timed in the same rounds of section 5), PERF_FILES (10000), PERF_DIR, PERF_KEEP, PERF_REPEAT (3),
 # PERF_MAX_KB (1024: larger corpus files are left out of the 10,000-file
 # library to keep it near 2 GB), PERF_FLOOR_FILES (300), COLOPHON_CORPUS
-# (default ../shared/corpus/pdfs).
+# (default ../shared/corpus/pdfs), COLOPHON (the colophon binary to time;
+# default: a release build of this tree, built first).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -63,11 +64,20 @@ if [ ! -x /usr/bin/time ]; then
 fi
 
 cd "$repo"
-echo "building (release)..." >&2
-cargo build --release --quiet --bin colophon --example fake_ollama
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-bin="$target_dir/release/colophon"
 fake="$target_dir/release/examples/fake_ollama"
+if [ -n "${COLOPHON:-}" ]; then
+  # A given binary (an older build, say): built as it is, not here.
+  bin="$(cd "$(dirname "$COLOPHON")" && pwd)/$(basename "$COLOPHON")"
+  if wants 4; then
+    echo "building the fake vision backend (release)..." >&2
+    cargo build --release --quiet --example fake_ollama
+  fi
+else
+  echo "building (release)..." >&2
+  cargo build --release --quiet --bin colophon --example fake_ollama
+  bin="$target_dir/release/colophon"
+fi
 export COLOPHON_WORKER_EXE="$bin"
 # Dry runs only, and settings from defaults, whatever the caller's shell says.
 export WRITE_PDF_CHANGES=false ANALYZE_WITH_VISION=false
