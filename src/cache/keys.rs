@@ -133,6 +133,24 @@ pub fn ocr_key(
         .finish()
 }
 
+/// First OCR reading of one page (`ocr::ocr_page_first`: the page without
+/// its body blocks): the same inputs as [`ocr_key`], another domain.
+pub fn ocr_first_key(
+    hash: &DocHash,
+    index: u32,
+    settings: &Settings,
+    engine: &str,
+    ocr_version: u32,
+) -> Key {
+    Key::domain("ocr-first")
+        .u32(ocr_version)
+        .str(engine)
+        .hash(hash)
+        .u32(index)
+        .settings(settings, Stage::Ocr)
+        .finish()
+}
+
 /// "This content, under this name, already holds this metadata and has
 /// its proposed name": write mode skips such files without parsing them.
 pub fn written_key(

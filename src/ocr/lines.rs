@@ -98,32 +98,51 @@ impl Scale {
     }
 }
 
+/// A gap between two words of a line wider than this many row sizes
+/// separates two texts set on one baseline, when [`build_split`] is asked
+/// to split them. Word spaces, even of a loosely justified line, are under
+/// one row size.
+pub const SPLIT_GAP_ROWS: f32 = 3.0;
+
 /// Page lines from Tesseract's lines: noise words dropped, lines left empty
 /// dropped, boxes and sizes in points, ordered top to bottom then left to
-/// right (the `PageText` contract).
-pub fn build(lines: &[Line], scale: Scale) -> Vec<TextLine> {
+/// right (the `PageText` contract). With `split_wide`, a line is also cut where two words
+/// stand more than [`SPLIT_GAP_ROWS`] row sizes apart. On a page whose
+/// body text was masked out, Tesseract sees no columns and reads a
+/// running foot's left and right parts ("USENIX Association", "15th
+/// USENIX Conference ... 59") as one line; on the whole page it reads
+/// them as two.
+pub fn build_split(lines: &[Line], scale: Scale, split_wide: bool) -> Vec<TextLine> {
     let big = median_size(lines).map_or(f32::INFINITY, |m| m * BIG_LINE);
-    let mut out: Vec<TextLine> = lines
-        .iter()
-        .filter_map(|line| {
-            let is_big = line_size(line) > big;
-            let kept: Vec<&Word> = line.words.iter().filter(|w| keep_word(w, is_big)).collect();
-            let first = kept.first()?;
-            let bbox = kept.iter().fold(first.bbox, |b, w| b.union(&w.bbox));
-            let text = kept
+    let mut out: Vec<TextLine> = Vec::new();
+    for line in lines {
+        let is_big = line_size(line) > big;
+        let kept: Vec<&Word> = line.words.iter().filter(|w| keep_word(w, is_big)).collect();
+        let gap = if split_wide {
+            SPLIT_GAP_ROWS * line_size(line)
+        } else {
+            f32::INFINITY
+        };
+        let size = font_size(line, &kept) * scale.y;
+        for part in kept.chunk_by(|a, b| b.bbox.x0 - a.bbox.x1 <= gap) {
+            let Some(first) = part.first() else {
+                continue;
+            };
+            let bbox = part.iter().fold(first.bbox, |b, w| b.union(&w.bbox));
+            let text = part
                 .iter()
                 .map(|w| w.text.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
-            Some(TextLine {
+            out.push(TextLine {
                 text,
                 bbox: scale.rect(&bbox),
-                size: font_size(line, &kept) * scale.y,
+                size,
                 // Tesseract's LSTM engine reports no font weight.
                 bold: false,
-            })
-        })
-        .collect();
+            });
+        }
+    }
     order(&mut out);
     out
 }
@@ -151,7 +170,7 @@ fn median_size(lines: &[Line]) -> Option<f32> {
 /// font size / `x_size` has median 1.068, 80% of lines within 0.98-1.10
 /// (relative spread 5%). The line's box height does much worse (median
 /// 0.89, spread 14%): it depends on which letters the line happens to have.
-const EM_PER_ROW: f32 = 1.07;
+pub const EM_PER_ROW: f32 = 1.07;
 
 /// Font size in pixels: Tesseract's row size scaled to an em, so OCR
 /// sizes compare with text-layer sizes; without a row size, the tallest
@@ -166,7 +185,7 @@ fn font_size(line: &Line, kept: &[&Word]) -> f32 {
 /// Top to bottom, and left to right within a visual row: lines whose
 /// vertical middle lies within the row started by the line above them
 /// share its rank. A key sort, so the order is total and stable.
-fn order(lines: &mut [TextLine]) {
+pub fn order(lines: &mut [TextLine]) {
     lines.sort_by(|a, b| a.bbox.top.total_cmp(&b.bbox.top));
     let mut row = 0usize;
     let mut row_bottom = f32::NEG_INFINITY;
@@ -245,7 +264,7 @@ mod tests {
             // A barcode read as a huge unsure word.
             line(vec![word("Wnt", 35.0, 300., 500., 400., 700.)], Some(250.0)),
         ];
-        let out = build(&lines, scale);
+        let out = build_split(&lines, scale, false);
         let texts: Vec<&str> = out.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["Big Title", "Right", "Below"]);
         let big = &out[0];
@@ -263,6 +282,33 @@ mod tests {
         // No x_size: the word box height.
         assert_eq!(out[2].size, 10.0);
         assert!(big.size > out[1].size);
+    }
+
+    #[test]
+    fn wide_gaps_split_a_line_only_when_asked() {
+        // A running foot read as one line: left part, a gap of 20 row
+        // sizes, right part; word spaces of half a row size.
+        let scale = Scale::new(600, 800, 300.0, 400.0);
+        let foot = vec![line(
+            vec![
+                word("USENIX", 90.0, 10., 700., 60., 710.),
+                word("Association", 90.0, 65., 700., 140., 710.),
+                word("15th", 90.0, 340., 700., 370., 710.),
+                word("Conference", 90.0, 375., 700., 440., 710.),
+            ],
+            Some(10.0),
+        )];
+        let texts = |split| {
+            build_split(&foot, scale, split)
+                .into_iter()
+                .map(|l| l.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(false), ["USENIX Association 15th Conference"]);
+        assert_eq!(texts(true), ["USENIX Association", "15th Conference"]);
+        let parts = build_split(&foot, scale, true);
+        assert_eq!((parts[0].bbox.x1, parts[1].bbox.x0), (70.0, 170.0));
+        assert_eq!(parts[0].size, parts[1].size);
     }
 
     #[test]
