@@ -24,33 +24,21 @@ const SEEDS: [u64; 3] = [11, 12, 13];
 const BOOKS_PER_SEED: usize = 4;
 
 /// Fields colophon must get right on every generated born-digital book.
-const EXACT: [&str; 2] = ["isbn", "doi"];
+const EXACT: [&str; 5] = ["isbn", "doi", "loc", "publisher", "edition"];
 
 /// Fields colophon still misses on some generated books, with the lowest
-/// accuracy accepted here. Title and year were right on all 200 books at
-/// HEAD 82ace68, but the confidence cut in progress in src/decide nulls some
-/// of them, so they have floors too. Measured on 200 generated books (seed 1) when
-/// this test was written: subtitle 0.78, authors 0.85, publisher 0.73,
-/// edition 0.85, loc 0.76. Known causes:
-/// - authors: a subtitle or an edition statement ("A Novel", "Vierte
-///   Auflage") taken as the author; "Illustrated by X" / "Перевод X"
-///   added as an author; names with particles cut short.
-/// - publisher: German ("Edition X", "X Verlag") and Russian imprints
-///   ("Издательство «X»") not found.
-/// - subtitle: the edition statement, series or author line taken as the
-///   subtitle.
-/// - edition: "2., überarbeitete Auflage", "Изд. 3-е" and edition lines
-///   only in the imprint history missed.
-/// - loc: the old-style LCCN at the end of a 1970s CIP classification line
-///   ("QH123.T45 1979  574'.5  79-12345"), which has no "LCCN" label.
-const KNOWN_GAPS: [(&str, f64); 7] = [
-    ("title", 0.85),
-    ("year", 0.85),
-    ("subtitle", 0.5),
-    ("authors", 0.4),
-    ("publisher", 0.4),
-    ("edition", 0.5),
-    ("loc", 0.3),
+/// accuracy accepted here. On these 12 books at EXTRACT_VERSION 10: title
+/// and year 1.00 (the confidence cut could null one), subtitle 0.86 and
+/// authors 0.83. On 200 held-out books (seed 14, docs/accuracy.md):
+/// subtitle 0.94, authors 0.94. Known causes: authors set one per line
+/// after "Edited by", a byline wrapped over two lines, authors of a title
+/// page whose title is a picture; a subtitle under a title set in two
+/// sizes.
+const KNOWN_GAPS: [(&str, f64); 4] = [
+    ("title", 0.9),
+    ("year", 0.9),
+    ("subtitle", 0.8),
+    ("authors", 0.75),
 ];
 
 fn fold(s: &str) -> Vec<String> {
