@@ -124,13 +124,7 @@ pub fn ocr_key(
     engine: &str,
     ocr_version: u32,
 ) -> Key {
-    Key::domain("ocr")
-        .u32(ocr_version)
-        .str(engine)
-        .hash(hash)
-        .u32(index)
-        .settings(settings, Stage::Ocr)
-        .finish()
+    ocr_key_in("ocr", hash, index, settings, engine, ocr_version)
 }
 
 /// First OCR reading of one page (`ocr::ocr_page_first`: the page without
@@ -142,7 +136,18 @@ pub fn ocr_first_key(
     engine: &str,
     ocr_version: u32,
 ) -> Key {
-    Key::domain("ocr-first")
+    ocr_key_in("ocr-first", hash, index, settings, engine, ocr_version)
+}
+
+fn ocr_key_in(
+    domain: &str,
+    hash: &DocHash,
+    index: u32,
+    settings: &Settings,
+    engine: &str,
+    ocr_version: u32,
+) -> Key {
+    Key::domain(domain)
         .u32(ocr_version)
         .str(engine)
         .hash(hash)
