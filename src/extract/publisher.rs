@@ -349,14 +349,24 @@ fn report_issuer(p: &PageCtx) -> Option<String> {
 
 /// The name reads like an organisation.
 fn is_org(name: &str) -> bool {
-    ORG.is_match(name) || EDITION_IMPRINT.is_match(name)
+    ORG.is_match(name) || edition_imprint(name)
 }
 
 /// The name says it is a publisher ("Press", "Verlag", "Librairie",
 /// "Издательство", "Éditions du …").
 fn is_publisher_name(name: &str) -> bool {
-    PUBLISHER_WORD.is_match(name) || EDITION_IMPRINT.is_match(name)
+    PUBLISHER_WORD.is_match(name) || edition_imprint(name)
 }
+
+/// "Edition Kranich", not the heading "Edition Notice" of a manual.
+fn edition_imprint(name: &str) -> bool {
+    EDITION_IMPRINT.is_match(name) && !EDITION_HEADING.is_match(name)
+}
+
+static EDITION_HEADING: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^editions?\s+(?:notice|notes?|statement|history|information|details)\b")
+        .unwrap()
+});
 
 /// "Published 2002" on one line and the publisher's name on the next.
 fn published_in_year_then_name(p: &PageCtx, i: usize) -> Option<(String, f32, &'static str)> {
@@ -521,8 +531,8 @@ fn title_foot(p: &PageCtx) -> Vec<(String, f32, &'static str)> {
             continue;
         }
         let lower = t.to_lowercase();
-        let edition_word = !EDITION_IMPRINT.is_match(t)
-            && ["edition", "édition"].iter().any(|w| lower.contains(w));
+        let edition_word =
+            !edition_imprint(t) && ["edition", "édition"].iter().any(|w| lower.contains(w));
         if edition_word
             || ["edited", " by", "by ", "©", "http", "auflage", "volume"]
                 .iter()
@@ -722,7 +732,11 @@ mod tests {
     fn edition_statements_are_not_imprints() {
         let c = run(
             &book(
-                &["Second edition", "Édition revue et augmentée"],
+                &[
+                    "Second edition",
+                    "Édition revue et augmentée",
+                    "Edition Notice",
+                ],
                 &[
                     "First published 1998",
                     "All rights reserved.",
