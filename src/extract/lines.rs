@@ -388,6 +388,9 @@ mod tests {
         };
         // A particle of a name set in capitals stays lower case.
         assert_eq!(n("GUNTRAM VON ARNSTEIN"), vec!["Guntram von Arnstein"]);
+        // "Roman" is a genre word under a title and a given name.
+        assert_eq!(n("Roman Halvorsen"), vec!["Roman Halvorsen"]);
+        assert_eq!(n("Роман Ветров"), vec!["Роман Ветров"]);
         assert_eq!(
             n("Ольга Ветрова и Пётр Лазарев"),
             vec!["Ольга Ветрова", "Пётр Лазарев"]

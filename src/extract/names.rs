@@ -115,10 +115,10 @@ const NOT_NAME_WORDS: &[&str] = &[
     // a line of two capitalised words ("Eine Einführung") shares with a
     // name.
     "eine", "ein", "einer", "eines", "einfuhrung", "geschichte", "studien", "grundlagen",
-    "lehrbuch", "handbuch", "aufsatze", "vortrage", "beitrage", "roman", "erzahlungen",
+    "lehrbuch", "handbuch", "aufsatze", "vortrage", "beitrage", "erzahlungen",
     "gedichte", "auflage", "ausgabe", "reihe", "une", "histoire", "etudes", "essais",
     "initiation", "principes", "nouvelles", "poemes", "novel", "stories", "poems", "essays",
-    "очерки", "основы", "история", "роман", "рассказы", "повесть", "стихи", "сборник",
+    "очерки", "основы", "история", "рассказы", "повесть", "стихи", "сборник",
     "учебник", "пособие", "серия", "издание", "редактор", "перевод",
     // Labels and section heads of article pages.
     "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
