@@ -4,12 +4,16 @@
 //! (wall and tesseract CPU) and confidence per page and in total.
 //!
 //! ```text
-//! cargo run --example ocr_corpus -- [--dpi 300] [--text-dir DIR] FILE.pdf...
+//! cargo run --example ocr_corpus -- [--dpi 300] [--text-dir DIR] [--dump-dir DIR] [--languages eng+deu] FILE.pdf...
 //! cargo run --example ocr_corpus -- ../shared/corpus/pdfs/*-scanned.pdf
 //! ```
 //!
 //! With `--text-dir`, each page's OCR text is written to
 //! `DIR/<pdf stem>-<page>.txt` (1-based page) for comparison with a reference.
+//!
+//! With `--dump-dir`, each PDF's OCRed pages are written as
+//! `DIR/<pdf stem>.json` in the page-dump shape `score_dumps` reads, so the
+//! finders' candidates on a scan can be looked at with `score_dumps -v`.
 //!
 //! With `--needs-ocr`, the files are page-text dumps (JSON objects with a
 //! `pages` array of `PageText`, as written for the corpus) and the example
@@ -25,6 +29,8 @@ use std::time::Instant;
 fn main() -> Result<()> {
     let mut dpi = 300u32;
     let mut text_dir: Option<PathBuf> = None;
+    let mut dump_dir: Option<PathBuf> = None;
+    let mut opts = OcrOptions::default();
     let mut dumps = false;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -32,26 +38,30 @@ fn main() -> Result<()> {
         match a.as_str() {
             "--dpi" => dpi = args.next().context("--dpi N")?.parse()?,
             "--text-dir" => text_dir = Some(args.next().context("--text-dir DIR")?.into()),
+            "--dump-dir" => dump_dir = Some(args.next().context("--dump-dir DIR")?.into()),
+            "--languages" => opts.languages = args.next().context("--languages eng+deu")?,
             "--needs-ocr" => dumps = true,
             _ => files.push(PathBuf::from(a)),
         }
     }
     if files.is_empty() {
-        bail!("usage: ocr_corpus [--dpi N] [--text-dir DIR] FILE.pdf...");
+        bail!("usage: ocr_corpus [--dpi N] [--text-dir DIR] [--dump-dir DIR] [--languages L] FILE.pdf...");
     }
     if dumps {
         return report_needs_ocr(&files);
     }
-    if let Some(d) = &text_dir {
+    for d in text_dir.iter().chain(&dump_dir) {
         std::fs::create_dir_all(d)?;
     }
-    let opts = OcrOptions::default();
     let tmp = tempfile::tempdir()?;
     let (mut pages, mut wall, mut cpu, mut conf_sum, mut conf_n, mut words) =
         (0, 0.0, 0.0, 0.0, 0, 0);
     for file in &files {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-        for (n, (w_pt, h_pt)) in page_sizes(file)?.into_iter().enumerate() {
+        let sizes = page_sizes(file)?;
+        let page_count = sizes.len();
+        let mut read = Vec::new();
+        for (n, (w_pt, h_pt)) in sizes.into_iter().enumerate() {
             let n = n as u32 + 1;
             let img = render(file, n, dpi, tmp.path())?;
             let c0 = children_cpu();
@@ -83,6 +93,15 @@ fn main() -> Result<()> {
             if let Some(d) = &text_dir {
                 std::fs::write(d.join(format!("{stem}-{n}.txt")), page.plain_text())?;
             }
+            read.push(page);
+        }
+        if let Some(d) = &dump_dir {
+            let dump = serde_json::json!({
+                "file": file.display().to_string(),
+                "page_count": page_count,
+                "pages": read,
+            });
+            std::fs::write(d.join(format!("{stem}.json")), dump.to_string())?;
         }
     }
     println!(

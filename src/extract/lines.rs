@@ -38,12 +38,12 @@ static EMAIL: LazyLock<Pattern> =
 static CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"(?ix)^(?:\w+\s+){0,3}?
-        (photo\w*|drawings?|drawn|illustr\w*|pictures|images|maps|translat\w*|übersetz\w*|traduit|traducción|traduction|
+        (photo\w*|drawings?|drawn|illustr\w*|pictures|images|maps|dessins?|gravures?|zeichnungen|bilder|translat\w*|übersetz\w*|traduit|traducción|traduction|
          foreword|preface|introduction|afterword|cover|jacket|design\w*|typeset\w*|set|printed|
          published|distributed|sponsored|supported|produced|revised|reviewed|indexed?|
          maintained|funded|hosted|bound|read|narrated|music|cartography)
         \b.*\b(by|von|par|de)\b
-        |^(?:перевод|пер\.|иллюстрации|художник|художественное\s+оформление)\b",
+        |^(?:перевод|пер\.|иллюстрации|рисунки|фотографии|художник|художественное\s+оформление)\b",
     )
     .unwrap()
 });
@@ -403,6 +403,9 @@ mod tests {
         assert_eq!(classify("Illustriert von Hanne Solberg"), LineKind::Credit);
         assert_eq!(classify("Traduction de Line Marvaud"), LineKind::Credit);
         assert_eq!(classify("Художник Олег Северов"), LineKind::Credit);
+        assert_eq!(classify("Dessins de Mireille Tanvart"), LineKind::Credit);
+        assert_eq!(classify("Zeichnungen von Hanne Solberg"), LineKind::Credit);
+        assert_eq!(classify("Рисунки Олега Северова"), LineKind::Credit);
         assert!(matches!(
             classify("Édité par"),
             LineKind::Connector { editor: true, .. }
@@ -435,9 +438,16 @@ mod tests {
             "苏州",
             "Revised 14 March 2021",
             "Brandon, Keewatin, Canada R7A 5K9",
+            // The foot of a title page set in capitals, read as one line
+            // by OCR: an imprint, a place and a year in Roman numerals.
+            "HALLOWAY-BRENT ACADEMIC CAMBRIDGE, MA MCMLXXVII",
+            "Librairie Vermandois-Charlet",
+            "PRESSES DE LA VALLÉE",
         ] {
             assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
         }
+        // Short Roman numerals are given names too.
+        assert!(matches!(classify("Liv Ostrander"), LineKind::Names { .. }));
         assert_eq!(classify("Photographs by Neil Garside"), LineKind::Credit);
         assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
         assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);

@@ -72,7 +72,8 @@ const NOT_NAME_WORDS: &[&str] = &[
     "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
     "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
     "research", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "press",
-    "verlag", "fachverlag", "books", "publishing", "publishers", "publisher", "publications",
+    "verlag", "fachverlag", "verlagsanstalt", "librairie", "presses", "academic", "imprimerie",
+    "druckerei", "buchhandlung", "издательство", "типография", "books", "publishing", "publishers", "publisher", "publications",
     "editions", "edizioni", "editorial", "editorа", "media", "house", "society", "association",
     "foundation", "library", "museum", "academy", "hospital", "clinic", "ministry", "agency",
     "council", "office", "bureau", "services", "associates", "partners", "consulting",
@@ -444,10 +445,22 @@ fn is_name_word(w: &str) -> bool {
     };
     let rest: Vec<char> = cs.collect();
     first.is_uppercase()
+        && !is_roman_numeral(w)
         && rest.iter().any(|c| c.is_lowercase())
         && rest
             .iter()
             .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’'))
+}
+
+/// A year or number in Roman numerals of four letters or more, in any
+/// case ("MCMLXXVII", which a title page set in capitals puts under the
+/// publisher and a name reader would set as "Mcmlxxvii"). Shorter ones
+/// ("Liv", "Dix") are names too.
+fn is_roman_numeral(w: &str) -> bool {
+    static ROMAN: LazyLock<Pattern> = LazyLock::new(|| {
+        Pattern::new(r"(?i)^m{0,4}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$").unwrap()
+    });
+    w.chars().count() >= 4 && ROMAN.is_match(w)
 }
 
 /// One word of an all-capitals name in title case, with a capital after a
