@@ -168,9 +168,16 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
                 marked,
                 editor,
             } => {
+                // A line of names with no role word of its own, before it
+                // or on it, goes on with the list above it, whatever that
+                // list's role ("Editors:" / "Ann Lee" / "Bo Chen").
+                let unmarked = !(marked || editor || pending_mark || pending_editor);
                 let editor = editor || pending_editor;
                 // Authors and editors on one page are two lists.
-                if let Some(g) = open.as_mut().filter(|g| near(g) && g.editor == editor) {
+                if let Some(g) = open
+                    .as_mut()
+                    .filter(|g| near(g) && (g.editor == editor || unmarked))
+                {
                     for n in names {
                         if !g.names.contains(&n) {
                             g.names.push(n);

@@ -443,6 +443,10 @@ mod tests {
             "HALLOWAY-BRENT ACADEMIC CAMBRIDGE, MA MCMLXXVII",
             "Librairie Vermandois-Charlet",
             "PRESSES DE LA VALLÉE",
+            // A subtitle split on "and": one half is a title phrase, so
+            // the other is no name.
+            "Essays on Faith and Folk Music",
+            "A History of Lanterns and Signal Fires",
         ] {
             assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
         }

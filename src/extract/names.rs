@@ -64,22 +64,22 @@ static HONORIFIC: LazyLock<Pattern> = LazyLock::new(|| {
 });
 
 /// Words that never occur in a person's name but often in the lines next
-/// to names: institutions, imprints, places, and generic title words.
+/// to names: institutions, imprints, places, labels. A piece of a line
+/// with one of them is an institution or an address, which a list of
+/// names may carry; title words are [`TITLE_WORDS`].
 #[rustfmt::skip]
 const NOT_NAME_WORDS: &[&str] = &[
-    "the", "of", "for", "and", "in", "on", "at", "from", "with", "an", "into", "about",
     "university", "universitat", "universite", "universidad", "universita", "universiteit",
     "univ", "institute", "institut", "instituto", "istituto", "college", "school", "department",
     "dept", "faculty", "laboratory", "laboratories", "lab", "labs", "center", "centre",
     "research", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "press",
     "verlag", "fachverlag", "verlagsanstalt", "librairie", "presses", "academic", "imprimerie",
-    "druckerei", "buchhandlung", "издательство", "типография", "books", "publishing", "publishers", "publisher", "publications",
-    "editions", "edizioni", "editorial", "editorа", "media", "house", "society", "association",
+    "druckerei", "buchhandlung", "издательство", "типография", "books", "publishing",
+    "publishers", "publisher", "publications", "editions", "edizioni", "editorial", "editorа", "media", "house", "society", "association",
     "foundation", "library", "museum", "academy", "hospital", "clinic", "ministry", "agency",
     "council", "office", "bureau", "services", "associates", "partners", "consulting",
     "software", "systems", "technologies", "technology", "project", "group", "network",
-    "introduction", "manual", "guide", "handbook", "edition", "volume", "chapter", "contents",
-    "report", "abstract", "technical", "notes", "methods", "language", "graphics", "data",
+    "edition", "report", "abstract", "technical", "notes", "methods", "language", "graphics", "data",
     "science", "sciences", "studies", "series", "journal", "proceedings", "conference",
     "review", "letters", "version", "release", "draft", "copyright", "rights", "reserved",
     "printed", "published", "keywords", "street", "road", "avenue", "lane", "square",
@@ -88,17 +88,13 @@ const NOT_NAME_WORDS: &[&str] = &[
     "india", "australia", "switzerland", "austria", "netherlands", "italy", "spain", "sweden",
     "norway", "denmark", "finland", "belgium", "poland", "czech", "republic", "kingdom",
     "states", "united", "city", "county", "province", "state", "national", "international",
-    "federal", "royal", "imperial", "general", "preface", "foreword", "index", "appendix",
-    "bibliography", "references", "acknowledgements", "acknowledgments", "dedication", "table",
-    "figure", "part", "book", "vol", "photographs", "drawings", "illustrations", "chapters",
-    "authors", "author", "editor", "editors", "contributors", "package", "tutorial", "primer",
-    "companion", "reader", "history", "theory", "principles", "fundamentals", "elements",
-    "essentials", "basics", "foundations", "practice", "art", "types", "type", "request",
-    "requests", "functions", "function", "examples", "example", "overview", "results",
+    "federal", "royal", "imperial", "general", "references", "acknowledgements",
+    "acknowledgments", "table", "figure", "part", "book", "vol", "photographs", "drawings",
+    "illustrations", "chapters", "authors", "author", "editor", "editors", "contributors",
+    "package", "reader", "types", "type", "request", "requests", "functions", "function", "examples", "example", "overview", "results",
     "discussion", "conclusion", "conclusions", "background", "methodology", "evaluation",
     "implementation", "design", "analysis", "approach", "model", "models", "problem",
-    "problems", "exercises", "solutions", "lectures", "course", "workshop", "documentation",
-    "specification", "reference", "collection", "catalogue", "catalog", "dictionary",
+    "problems", "course", "workshop", "documentation", "specification", "reference", "collection", "catalogue", "catalog", "dictionary",
     "encyclopedia", "atlas", "programming", "mathematics", "physics", "chemistry", "biology",
     "economics", "law", "engineering", "computing", "computer", "statistics", "algorithms",
     "structures", "networks", "received", "accepted", "revised", "submitted", "available",
@@ -112,18 +108,34 @@ const NOT_NAME_WORDS: &[&str] = &[
     "uniwersytet", "instytut", "politechnika", "academia", "academie", "scuola", "escuela",
     "университет", "институт", "академия", "лаборатория", "факультет", "кафедра", "центр",
     "отдел", "школа",
-    // Title words and articles of German, French and Russian books, which
-    // a line of two capitalised words ("Eine Einführung") shares with a
-    // name.
-    "eine", "ein", "einer", "eines", "einfuhrung", "geschichte", "studien", "grundlagen",
-    "lehrbuch", "handbuch", "aufsatze", "vortrage", "beitrage", "erzahlungen",
-    "gedichte", "auflage", "ausgabe", "reihe", "une", "histoire", "etudes", "essais",
-    "initiation", "principes", "nouvelles", "poemes", "novel", "stories", "poems", "essays",
-    "очерки", "основы", "история", "рассказы", "повесть", "стихи", "сборник",
-    "учебник", "пособие", "серия", "издание", "редактор", "перевод",
+    // Edition, series and role words of German and Russian books.
+    "auflage", "ausgabe", "reihe", "серия", "издание", "редактор", "перевод",
     // Labels and section heads of article pages.
     "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
     "connexes", "статья", "работы", "введение", "аннотация",
+];
+
+/// Small words of institutions' names, and of titles: a piece with one
+/// of them and no title word is read as an institution ("Bank of Ashby").
+const LINKING_WORDS: &[&str] = &[
+    "the", "of", "for", "and", "in", "on", "at", "from", "with", "an", "into", "about",
+];
+
+/// Words of titles and subtitles ("Essays on Faith and Folk Music",
+/// "Eine Geschichte der Imkerei"): a piece of a line with one of them is
+/// neither a name nor an institution, so the line is no list of names.
+/// An institution word in the same piece wins ("Department of History").
+#[rustfmt::skip]
+const TITLE_WORDS: &[&str] = &[
+    "introduction", "manual", "guide", "handbook", "volume", "chapter", "contents", "history",
+    "theory", "principles", "fundamentals", "elements", "essentials", "basics", "foundations",
+    "practice", "art", "essays", "stories", "poems", "novel", "tutorial", "primer",
+    "companion", "preface", "foreword", "index", "appendix", "bibliography", "dedication",
+    "exercises", "solutions", "lectures", "eine", "ein", "einer", "eines", "einfuhrung",
+    "geschichte", "studien", "grundlagen", "lehrbuch", "handbuch", "aufsatze", "vortrage",
+    "beitrage", "erzahlungen", "gedichte", "une", "histoire", "etudes", "essais", "initiation",
+    "principes", "nouvelles", "poemes", "очерки", "основы", "история", "рассказы", "повесть",
+    "стихи", "сборник", "учебник", "пособие",
 ];
 
 /// Places that look like a first and last name.
@@ -157,6 +169,8 @@ const PARTICLES: &[&str] = &[
 /// noticeable share of extraction.
 static NOT_NAME_SET: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| NOT_NAME_WORDS.iter().copied().collect());
+static TITLE_SET: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| TITLE_WORDS.iter().copied().collect());
 
 /// Name suffixes ("Jr.", "III"), lower-cased; the vision answers' reader
 /// ([`crate::vision::answer`]) uses the same list.
@@ -310,6 +324,12 @@ fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
     }
     if folded.split(' ').any(|w| NOT_NAME_SET.contains(w)) || PLACES.iter().any(|pl| folded == *pl)
     {
+        return Piece::Org;
+    }
+    if folded.split(' ').any(|w| TITLE_SET.contains(w)) {
+        return Piece::Other;
+    }
+    if folded.split(' ').any(|w| LINKING_WORDS.contains(&w)) {
         return Piece::Org;
     }
     let cjk = p.chars().filter(|c| is_cjk(*c)).count();
