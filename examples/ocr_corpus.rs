@@ -45,7 +45,9 @@ fn main() -> Result<()> {
         }
     }
     if files.is_empty() {
-        bail!("usage: ocr_corpus [--dpi N] [--text-dir DIR] [--dump-dir DIR] [--languages L] FILE.pdf...");
+        bail!(
+            "usage: ocr_corpus [--dpi N] [--text-dir DIR] [--dump-dir DIR] [--languages L] FILE.pdf..."
+        );
     }
     if dumps {
         return report_needs_ocr(&files);

@@ -147,18 +147,22 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     out
 }
 
+/// A firm named after its owners: "Ashdown & Pryce", "Marwick and Sons",
+/// "Ветлугин и партнёры".
+const FIRM: &str = r"\p{Lu}\p{L}+\s+&\s+\p{Lu}|\p{Lu}\p{L}+\s+(?:and|und|et|и)\s+(?:partners?|associates|sons|söhne|fils|associés|партн[её]ры|сыновья)\b";
+
 /// Words that make a name an organisation (publisher, university, society).
 static ORG: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(
-        r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|librairie|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag(?:e|s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})",
-    )
+    Pattern::new(&format!(
+        r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|verlage|éditions|editions|edições|ediciones|edizioni|editorial|editore|editori|editora|editeurs?|éditeurs?|librairie|inc|ltd|llc|gmbh|co|company|corporation|corp|house|media|group|university|universität|université|universidad|college|library|institute|institut|association|society|foundation|project|academy|academic|sons|cie|ag|kg|plc|s\.a|b\.v)\b|verlag(?:e|s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|{FIRM})"
+    ))
     .unwrap()
 });
 
 /// Organisation words that name publishers outright (an affiliation such
 /// as "The University of Keewatin" has only the weaker kind).
 static PUBLISHER_WORD: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora|librairie)\b|verlag(?:s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|\p{Lu}\p{L}+\s+&\s+\p{Lu})")
+    Pattern::new(&format!(r"(?i)(?:\b(?:press|presses|books|publishing|publishers?|publications|verlag|éditions|editions|edições|ediciones|edizioni|editorial|editore|editora|librairie)\b|verlag(?:s?(?:anstalt|haus|gruppe|buchhandlung))?\b|\bиздательств[оа]\b|\bиздательск(?:ий|ая|ое)\b|\bизд-во\b|出版社|书局|印书馆|出版公司|{FIRM})"))
         .unwrap()
 });
 
@@ -663,7 +667,19 @@ mod tests {
 
     #[test]
     fn imprints_named_in_other_languages_are_publishers() {
-        let cases: [(&[&str], &[&str], &str); 5] = [
+        let cases: [(&[&str], &[&str], &str); 7] = [
+            // A firm named after its owner and partners, with no
+            // copyright page's help.
+            (
+                &["Ветлугин и партнёры", "Казань"],
+                &["Все права защищены."],
+                "Ветлугин и партнёры",
+            ),
+            (
+                &["Marwick and Sons", "Leeds"],
+                &["All rights reserved."],
+                "Marwick and Sons",
+            ),
             (
                 &["Éditions du Malvent", "Lyon"],
                 &["Paru en 1997", "Éditions du Malvent", "ISBN 2-00-000000-0"],

@@ -491,7 +491,13 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
                     .starts_with(|c: char| c.is_ascii_digit());
             !after.starts_with(|c: char| c.is_ascii_digit()) && !open_span
         });
-    if !dated && !bare {
+    // A span of years in a line of words is the period a book is about
+    // ("A History of Trade, 1868–1925"), not when it was printed.
+    let period = words >= 3
+        && years.iter().any(|y| {
+            RANGE_END.is_match(&seg[y.end..]) && seg[..y.start].chars().any(char::is_alphabetic)
+        });
+    if (!dated && !bare) || period {
         return None;
     }
     let y = years.iter().map(|y| y.year).max()?;
@@ -605,6 +611,33 @@ mod tests {
         assert_eq!(ys("version 1.2007"), Vec::<i32>::new());
         assert_eq!(ys("Research Report TR-2009-35"), Vec::<i32>::new());
         assert_eq!(ys("issue 12-2009"), vec![2009]);
+    }
+
+    #[test]
+    fn a_span_of_years_in_a_subtitle_is_no_date() {
+        let title = page(
+            0,
+            &[
+                ("A History of Tidal Mills", 24.0, 140.0),
+                ("Water in Harrowfield, 1868–1925", 14.0, 180.0),
+                ("Orla Penhallow", 12.0, 260.0),
+                ("Ashdown & Pryce", 10.0, 520.0),
+            ],
+        );
+        let imprint = body(1, 300.0, &["© 1995 Orla Penhallow", "First published 1995"]);
+        let c = run(&[title.clone(), imprint], 12);
+        assert_eq!(best(&c).unwrap().0, 1995);
+        assert!(score_of(&run(&[title], 12), 1925) < 0.0);
+        // A year alone under the title is still a date.
+        let dated = page(
+            0,
+            &[
+                ("A History of Tidal Mills", 24.0, 140.0),
+                ("Orla Penhallow", 12.0, 260.0),
+                ("1995", 10.0, 520.0),
+            ],
+        );
+        assert_eq!(best(&run(&[dated], 12)).unwrap().0, 1995);
     }
 
     #[test]
