@@ -216,10 +216,12 @@ static REPRINT: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"(?i)\b(?:reprint(?:ed)?|re-?issued|printing|impression|nachdruck|réimpression|réimprimé|ristampa|tirage)\b|印\s*次|次印刷")
         .unwrap()
 });
-static THIS_EDITION: LazyLock<Pattern> =
-    LazyLock::new(|| Pattern::new(r"(?i)\bthis\s+edition\b").unwrap());
+static THIS_EDITION: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)\bthis\s+edition\b|\bcette\s+[ée]dition\b|\bdiese\s+ausgabe\b|настоящее\s+издание|\bэто\s+издание")
+            .unwrap()
+});
 static FIRST_PUBLISHED: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(r"(?i)\b(?:first|originally)\s+published\b|\berstmals\s+erschienen\b|\bpremière\s+publication\b")
+    Pattern::new(r"(?i)\b(?:first|originally)\s+published\b|\berstmals\s+erschienen\b|\bpremière\s+publication\b|первое\s+издание|впервые\s+опубликован")
         .unwrap()
 });
 static DEPOSIT: LazyLock<Pattern> =
@@ -611,6 +613,30 @@ mod tests {
         assert_eq!(ys("version 1.2007"), Vec::<i32>::new());
         assert_eq!(ys("Research Report TR-2009-35"), Vec::<i32>::new());
         assert_eq!(ys("issue 12-2009"), vec![2009]);
+    }
+
+    #[test]
+    fn this_edition_in_french_and_russian() {
+        for lines in [
+            [
+                "Première publication 1977",
+                "Cette édition 1993",
+                "Tous droits réservés.",
+            ],
+            [
+                "Первое издание 1995",
+                "Настоящее издание 1999",
+                "Все права защищены.",
+            ],
+        ] {
+            let c = run(&[body(3, 300.0, &lines)], 12);
+            let want = if lines[0].starts_with('П') {
+                1999
+            } else {
+                1993
+            };
+            assert_eq!(best(&c).unwrap().0, want, "{lines:?}");
+        }
     }
 
     #[test]
