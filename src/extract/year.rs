@@ -210,6 +210,9 @@ static DOTTED_DAY_MONTH: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"(?:^|[^\d.])\d{1,2}\.\s?\d{1,2}\.$").unwrap());
 static RANGE_END: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"^\s*[-–—]\s*(\d{4}|\d{2})(?:[^\d]|$)").unwrap());
+/// The end of a span of years in full: "–1925" of "1868–1925".
+static PERIOD_END: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^\s*[-–—]\s*(\d{4})(?:[^\d-]|$)").unwrap());
 static ISO_REST: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^-\d{2}-\d{2}").unwrap());
 
 static REPRINT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -495,9 +498,14 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
         });
     // A span of years in a line of words is the period a book is about
     // ("A History of Trade, 1868–1925"), not when it was printed.
+    // Both years in full and in order: "2016-08-15" is a date, not a span.
     let period = words >= 3
         && years.iter().any(|y| {
-            RANGE_END.is_match(&seg[y.end..]) && seg[..y.start].chars().any(char::is_alphabetic)
+            seg[..y.start].chars().any(char::is_alphabetic)
+                && PERIOD_END
+                    .captures(&seg[y.end..])
+                    .and_then(|c| c[1].parse::<i32>().ok())
+                    .is_some_and(|end| end > y.year)
         });
     if (!dated && !bare) || period {
         return None;
@@ -654,6 +662,15 @@ mod tests {
         let c = run(&[title.clone(), imprint], 12);
         assert_eq!(best(&c).unwrap().0, 1995);
         assert!(score_of(&run(&[title], 12), 1925) < 0.0);
+        // A date in ISO form in a line of words is still a date.
+        let iso = page(
+            0,
+            &[
+                ("A History of Tidal Mills", 24.0, 140.0),
+                ("Date 2022-06-23 — Version 0.3", 10.0, 520.0),
+            ],
+        );
+        assert_eq!(best(&run(&[iso], 12)).unwrap().0, 2022);
         // A year alone under the title is still a date.
         let dated = page(
             0,
