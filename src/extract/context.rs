@@ -454,7 +454,7 @@ static DOT_LEADER: LazyLock<Pattern> =
 
 static ALSO_BY: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"^(?:also\s+by\b|by\s+the\s+same\s+author|other\s+(?:books|titles|works)\s+by\b|also\s+available\b|also\s+from\b|other\s+titles\b|books\s+by\b|also\s+in\s+this\s+series|other\s+books\s+in\s+(?:this|the)\s+series|du\s+m[êe]me\s+auteur|chez\s+le\s+m[êe]me\s+[ée]diteur|vom\s+(?:gleichen|selben)\s+autor|von\s+(?:derselben|demselben)\s+autor|weitere\s+titel|bisher\s+erschienen)",
+        r"^(?:also\s+by\b|by\s+the\s+same\s+author|other\s+(?:books|titles|works)\s+by\b|also\s+available\b|also\s+from\b|other\s+titles\b|books\s+by\b|also\s+in\s+this\s+series|other\s+books\s+in\s+(?:this|the)\s+series|du\s+m[êe]me\s+auteur|chez\s+le\s+m[êe]me\s+[ée]diteur|vom\s+(?:gleichen|selben)\s+autor|von\s+(?:derselben|demselben)\s+autor|weitere\s+titel|bisher\s+erschienen|ebenfalls\s+(?:von|im)\b|(?:ouvrages|livres)\s+du\s+m[êe]me\s+auteur|другие\s+книги\b|книги\s+(?:того\s+же|этого)\s+автора|того\s+же\s+автора|также\s+(?:автора|в\s+серии))",
     )
     .unwrap()
 });

@@ -551,6 +551,24 @@ mod tests {
     }
 
     #[test]
+    fn also_by_lists_in_other_languages_are_traps() {
+        for head in [
+            "Другие книги автора",
+            "Ebenfalls von Ottilie Marwenau",
+            "Ouvrages du même auteur",
+        ] {
+            let also = body(
+                1,
+                100.0,
+                &[head, "Основы статистики", "1981 : ISBN 5-994211-59-1"],
+            );
+            let colophon = body(9, 500.0, &["Тираж 1000 экз.", "ISBN 5-994211-29-X"]);
+            let c = run(&[also, colophon], 10);
+            assert!(score_of(&c, "9785994211595") < 0.2, "{head}");
+        }
+    }
+
+    #[test]
     fn copyright_page_beats_also_by_page() {
         let also = body(
             1,

@@ -17,6 +17,7 @@ pub mod lines;
 pub mod names;
 pub mod pattern;
 pub mod publisher;
+pub mod script;
 pub mod text;
 pub mod title;
 pub mod year;
@@ -32,6 +33,14 @@ pub const EXTRACT_VERSION: u32 = 13;
 /// finder building its own (as `find` does) made extraction, not pdfium,
 /// most of a cold run's CPU.
 pub fn text_candidates(doc: &DocText) -> Vec<Candidate> {
+    let repaired = script::repair_cyrillic(doc.pages);
+    let doc = &match &repaired {
+        Some(pages) => DocText {
+            pages,
+            page_count: doc.page_count,
+        },
+        None => *doc,
+    };
     let layout = layout::Layout::new(doc);
     let pages = context::read(doc);
     let mut out = Vec::new();
