@@ -14,10 +14,10 @@ pub mod isbn;
 pub mod layout;
 pub mod lccn;
 pub mod lines;
+pub mod misread;
 pub mod names;
 pub mod pattern;
 pub mod publisher;
-pub mod script;
 pub mod text;
 pub mod title;
 pub mod year;
@@ -33,7 +33,7 @@ pub const EXTRACT_VERSION: u32 = 13;
 /// finder building its own (as `find` does) made extraction, not pdfium,
 /// most of a cold run's CPU.
 pub fn text_candidates(doc: &DocText) -> Vec<Candidate> {
-    let repaired = script::repair_cyrillic(doc.pages);
+    let repaired = misread::repair(doc.pages);
     let doc = &match &repaired {
         Some(pages) => DocText {
             pages,

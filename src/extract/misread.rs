@@ -1,9 +1,13 @@
-//! Cyrillic read as Latin by OCR. Given several languages ("eng+rus"),
-//! Tesseract often reads a line of large Cyrillic type with the Latin
-//! model, whose letters look the same: "ОТКРЫТОЕ МОРЕ" comes back as
-//! "OTKpbiToe Mope". In a document whose OCR text is mostly Cyrillic, a
-//! line made only of such look-alike letters is set back in Cyrillic
-//! before the finders read it.
+//! OCR misreadings the finders can undo, repaired on OCR pages before
+//! they read them:
+//! - Cyrillic read as Latin. Given several languages ("eng+rus"),
+//!   Tesseract often reads a line of large Cyrillic type with the Latin
+//!   model, whose letters look the same: "ОТКРЫТОЕ МОРЕ" comes back as
+//!   "OTKpbiToe Mope". In a document whose OCR text is mostly Cyrillic, a
+//!   line made only of such look-alike letters is set back in Cyrillic.
+//! - An elided article read as a bar: "Histoire de l'apiculture" comes
+//!   back as "Histoire de | apiculture". A bar standing alone before a
+//!   word that starts with a vowel or "h" is "l'" glued to it.
 
 use crate::model::{PageText, Via};
 
@@ -43,10 +47,62 @@ const LOOK_ALIKES: &[(&str, char)] = &[
 const CYRILLIC_SHARE: f64 = 0.6;
 const MIN_LETTERS: usize = 50;
 
-/// The pages with their look-alike lines set in Cyrillic, or `None` when
-/// nothing changes (no OCR page, a document mostly in Latin letters, no
-/// such line).
-pub fn repair_cyrillic(pages: &[PageText]) -> Option<Vec<PageText>> {
+/// The pages with their misread lines repaired, or `None` when nothing
+/// changes (no OCR page, no such line).
+pub fn repair(pages: &[PageText]) -> Option<Vec<PageText>> {
+    let cyrillic = cyrillic_document(pages);
+    let mut changed = false;
+    let out = pages
+        .iter()
+        .map(|p| {
+            let mut p = p.clone();
+            if p.via == Via::Ocr {
+                for l in &mut p.lines {
+                    let mut text = elided_article(&l.text);
+                    if cyrillic && let Some(t) = as_cyrillic(text.as_deref().unwrap_or(&l.text)) {
+                        text = Some(t);
+                    }
+                    if let Some(text) = text {
+                        l.text = text;
+                        changed = true;
+                    }
+                }
+            }
+            p
+        })
+        .collect();
+    changed.then_some(out)
+}
+
+/// "de | apiculture" -> "de l'apiculture".
+fn elided_article(line: &str) -> Option<String> {
+    if !line.contains(" | ") {
+        return None;
+    }
+    let words: Vec<&str> = line.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < words.len() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let vowel = next
+            .chars()
+            .next()
+            .is_some_and(|c| "aeiouhâàéèêîôûAEIOUHÉ".contains(c));
+        if words[i] == "|" && i > 0 && vowel {
+            out.push(format!("l'{next}"));
+            changed = true;
+            i += 2;
+            continue;
+        }
+        out.push(words[i].to_string());
+        i += 1;
+    }
+    changed.then(|| out.join(" "))
+}
+
+/// Whether a document's OCR text is mostly Cyrillic.
+fn cyrillic_document(pages: &[PageText]) -> bool {
     let ocr = |p: &&PageText| p.via == Via::Ocr;
     let (mut cyrillic, mut latin) = (0usize, 0usize);
     for l in pages.iter().filter(ocr).flat_map(|p| &p.lines) {
@@ -59,26 +115,7 @@ pub fn repair_cyrillic(pages: &[PageText]) -> Option<Vec<PageText>> {
         }
     }
     let total = cyrillic + latin;
-    if total < MIN_LETTERS || (cyrillic as f64) < CYRILLIC_SHARE * total as f64 {
-        return None;
-    }
-    let mut changed = false;
-    let out = pages
-        .iter()
-        .map(|p| {
-            let mut p = p.clone();
-            if p.via == Via::Ocr {
-                for l in &mut p.lines {
-                    if let Some(text) = as_cyrillic(&l.text) {
-                        l.text = text;
-                        changed = true;
-                    }
-                }
-            }
-            p
-        })
-        .collect();
-    changed.then_some(out)
+    total >= MIN_LETTERS && cyrillic as f64 >= CYRILLIC_SHARE * total as f64
 }
 
 fn is_cyrillic(c: char) -> bool {
@@ -148,12 +185,26 @@ mod tests {
                 ("ISBN 5-00-000000-0", 9.0, 660.0),
             ],
         ));
-        let pages = repair_cyrillic(&[title]).expect("a line repaired");
+        let pages = repair(&[title]).expect("a line repaired");
         let texts: Vec<&str> = pages[0].lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts[0], "Открытое Море");
         // Lines with other letters or digits stay as they are.
         assert_eq!(texts[1], "Курс лекций");
         assert_eq!(texts[6], "ISBN 5-00-000000-0");
+    }
+
+    #[test]
+    fn a_bar_before_a_vowel_is_an_elided_article() {
+        let p = ocr(page(
+            0,
+            &[
+                ("Histoire de | apiculture", 24.0, 150.0),
+                ("Tableau | 2 | 3", 10.0, 300.0),
+            ],
+        ));
+        let pages = repair(&[p]).expect("a line repaired");
+        assert_eq!(pages[0].lines[0].text, "Histoire de l'apiculture");
+        assert_eq!(pages[0].lines[1].text, "Tableau | 2 | 3");
     }
 
     #[test]
@@ -170,7 +221,7 @@ mod tests {
                 ("COPE", 12.0, 300.0),
             ],
         ));
-        assert!(repair_cyrillic(&[english]).is_none());
+        assert!(repair(&[english]).is_none());
         // A text layer is what the PDF says, not a reading.
         let layer = page(
             2,
@@ -183,6 +234,6 @@ mod tests {
                 ),
             ],
         );
-        assert!(repair_cyrillic(&[layer]).is_none());
+        assert!(repair(&[layer]).is_none());
     }
 }
