@@ -446,12 +446,20 @@ mod tests {
             // A subtitle split on "and": one half is a title phrase, so
             // the other is no name.
             "Essays on Faith and Folk Music",
+            // Towns under an imprint, their separating dot lost to OCR.
+            "Paris Montreal",
+            "LONDON EDINBURGH",
+            "Москва Казань",
             "A History of Lanterns and Signal Fires",
         ] {
             assert!(!matches!(classify(s), LineKind::Names { .. }), "{s}");
         }
-        // Short Roman numerals are given names too.
+        // Short Roman numerals and towns are given names too.
         assert!(matches!(classify("Liv Ostrander"), LineKind::Names { .. }));
+        assert!(matches!(
+            classify("Paris Halvorsen"),
+            LineKind::Names { .. }
+        ));
         assert_eq!(classify("Photographs by Neil Garside"), LineKind::Credit);
         assert_eq!(classify("Drawings by the authors"), LineKind::Credit);
         assert_eq!(classify("责任编辑：吴倩"), LineKind::Credit);

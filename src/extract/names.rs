@@ -156,6 +156,24 @@ const PLACES: &[&str] = &[
     "rhode island", "puerto rico", "costa rica", "saudi arabia",
 ];
 
+/// Towns that publishers print under their name, folded. A piece made only
+/// of them ("PARIS · MONTRÉAL", its dot lost to OCR) is a place, not a
+/// name; one of them beside a surname ("Paris Halvorsen") is still a name.
+#[rustfmt::skip]
+const TOWNS: &[&str] = &[
+    "london", "paris", "berlin", "oxford", "cambridge", "edinburgh", "boston", "chicago",
+    "toronto", "montreal", "quebec", "sydney", "melbourne", "dublin", "glasgow", "manchester",
+    "leeds", "bristol", "york", "philadelphia", "princeton", "baltimore", "washington",
+    "heidelberg", "leipzig", "munchen", "munich", "stuttgart", "hamburg", "koln", "cologne",
+    "frankfurt", "wien", "vienna", "zurich", "basel", "bern", "geneve", "geneva", "lausanne",
+    "bruxelles", "brussels", "lyon", "marseille", "bordeaux", "toulouse", "lille", "strasbourg",
+    "amsterdam", "leiden", "rotterdam", "milano", "milan", "roma", "rome", "torino", "madrid",
+    "barcelona", "lisboa", "lisbon", "stockholm", "oslo", "copenhagen", "helsinki", "warszawa",
+    "praha", "prague", "budapest", "moskva", "moscow", "москва", "петербург", "санкт-петербург",
+    "санкт", "ленинград", "новосибирск", "казань", "киев", "минск", "tokyo", "beijing", "shanghai",
+    "singapore", "delhi", "mumbai",
+];
+
 /// Lower-case words allowed inside a name ("Ludwig van Beethoven").
 #[rustfmt::skip]
 const PARTICLES: &[&str] = &[
@@ -322,7 +340,9 @@ fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
         // Addresses, postcodes, years: part of an affiliation.
         return Piece::Org;
     }
-    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w)) || PLACES.iter().any(|pl| folded == *pl)
+    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w))
+        || PLACES.iter().any(|pl| folded == *pl)
+        || folded.split(' ').all(|w| TOWNS.contains(&w))
     {
         return Piece::Org;
     }
