@@ -380,41 +380,37 @@ impl OcrBudget {
         }
     }
 
-    /// OCRs one page within what is left (and at most `opts.timeout`),
-    /// then takes the time spent off the budget; once it is used up,
-    /// pages fail without running Tesseract.
-    fn ocr_page(
+    /// OCRs prepared pages (one tesseract process, `ocr::read_pages`)
+    /// within what is left (and at most `opts.timeout`), then takes the
+    /// time spent off the budget; once it is used up, pages fail without
+    /// running Tesseract.
+    fn ocr_pages(
         &self,
-        image: &GrayImage,
-        page: &PageText,
+        pages: Vec<crate::ocr::Prepared>,
         opts: &crate::ocr::OcrOptions,
-        first: bool,
-    ) -> Result<crate::ocr::FirstReading> {
+    ) -> Vec<Result<crate::ocr::FirstReading>> {
         let left = *self.left.lock().unwrap_or_else(|p| p.into_inner());
         if left.is_zero() {
-            anyhow::bail!(
-                "page {} not OCRed: OCR of this document used up its {:.0} s (PDF_TIMEOUT)",
-                page.index + 1,
-                self.total.as_secs_f64()
-            );
+            return pages
+                .iter()
+                .map(|p| {
+                    Err(anyhow::anyhow!(
+                        "page {} not OCRed: OCR of this document used up its {:.0} s (PDF_TIMEOUT)",
+                        p.index() + 1,
+                        self.total.as_secs_f64()
+                    ))
+                })
+                .collect();
         }
         let opts = crate::ocr::OcrOptions {
             timeout: opts.timeout.min(left),
             ..opts.clone()
         };
         let started = std::time::Instant::now();
-        let (w, h, index) = (page.width, page.height, page.index);
-        let result = if first {
-            crate::ocr::ocr_page_first(image, w, h, index, &opts)
-        } else {
-            crate::ocr::ocr_page(image, w, h, index, &opts).map(|page| crate::ocr::FirstReading {
-                page,
-                partial: false,
-            })
-        };
+        let results = crate::ocr::read_pages(pages, &opts);
         let mut left = self.left.lock().unwrap_or_else(|p| p.into_inner());
         *left = left.saturating_sub(started.elapsed());
-        result
+        results
     }
 }
 
@@ -495,22 +491,39 @@ fn ocr_where_needed(
         return Ok(());
     }
 
-    // This thread renders (the worker is this document's) and OCR threads
-    // read; the bounded channel keeps at most a few page images in memory.
+    // This thread renders (the worker is this document's) and prepares
+    // the pages, and OCR threads read them a batch at a time, one
+    // tesseract process a batch (`ocr::BATCH_PAGES`: the model is loaded
+    // once a batch, not once a page); the bounded channel keeps at most a
+    // few batches in memory.
+    let reading = if first {
+        crate::ocr::Reading::First
+    } else {
+        crate::ocr::Reading::Whole
+    };
+    let per_batch = {
+        let batches = todo.len().div_ceil(crate::ocr::BATCH_PAGES);
+        todo.len().div_ceil(batches.max(1))
+    };
+    type Batch<'k> = Vec<(usize, &'k keys::Key, crate::ocr::Prepared)>;
     let read = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
     let rendered = std::thread::scope(|scope| -> Result<()> {
         // Made here so that returning (an error too) drops the sender,
         // which ends the OCR threads the scope then waits for.
-        let (tx, rx) = crossbeam_channel::bounded::<(usize, &keys::Key, GrayImage)>(1);
-        for _ in 0..ctx.ocr_slots.size.min(todo.len()) {
+        let (tx, rx) = crossbeam_channel::bounded::<Batch>(1);
+        for _ in 0..ctx.ocr_slots.size.min(todo.len().div_ceil(per_batch)) {
             let (rx, read, opts, pages) = (rx.clone(), &read, &opts, &*pages);
             scope.spawn(move || {
-                for (slot, key, image) in rx {
-                    let p: &PageText = &pages[slot];
-                    let result = ctx
-                        .ocr_slots
-                        .with_slot(|| budget.ocr_page(&image, p, opts, first))
-                        .map(|mut read| {
+                for batch in rx {
+                    let (places, prepared): (Vec<_>, Vec<_>) = batch
+                        .into_iter()
+                        .map(|(slot, key, page)| ((slot, key), page))
+                        .unzip();
+                    let results = ctx.ocr_slots.with_slot(|| budget.ocr_pages(prepared, opts));
+                    let mut read = read.lock().unwrap_or_else(|e| e.into_inner());
+                    for ((slot, key), result) in places.into_iter().zip(results) {
+                        let p: &PageText = &pages[slot];
+                        let result = result.map(|mut read| {
                             read.page.image_ratio = p.image_ratio;
                             read.page.image = p.image;
                             if first {
@@ -520,14 +533,14 @@ fn ocr_where_needed(
                             }
                             read
                         });
-                    drop(image);
-                    read.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((slot, result));
+                        read.push((slot, result));
+                    }
                 }
             });
         }
         drop(rx);
+        let mut batch: Batch = Vec::new();
+        let mut pixels = 0;
         for (slot, key) in &todo {
             let (slot, index) = (*slot, pages[*slot].index);
             let dpi = crate::ocr::render_dpi(&pages[slot], s.ocr_dpi);
@@ -537,9 +550,28 @@ fn ocr_where_needed(
                     let _ = image.save(dir.join(format!("page-{}.png", index + s.page_num_offset)));
                 }
             }
-            if tx.send((slot, key, image)).is_err() {
-                break;
+            let (w, h) = (pages[slot].width, pages[slot].height);
+            match crate::ocr::prepare(image, w, h, index, reading) {
+                Ok(page) => {
+                    let full = batch.len() >= per_batch
+                        || pixels + page.pixels() > crate::ocr::BATCH_PIXELS;
+                    if !batch.is_empty() && full {
+                        if tx.send(std::mem::take(&mut batch)).is_err() {
+                            break;
+                        }
+                        pixels = 0;
+                    }
+                    pixels += page.pixels();
+                    batch.push((slot, key, page));
+                }
+                Err(e) => read
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((slot, Err(e))),
             }
+        }
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
         }
         Ok(())
     });

@@ -66,6 +66,13 @@ const LINE_CLASSES: [&str; 4] = ["ocr_line", "ocr_header", "ocr_caption", "ocr_t
 /// Markup that is not well-formed ends the reading there: what was read
 /// before it is kept.
 pub fn parse(hocr: &str) -> Vec<Line> {
+    parse_pages(hocr).into_iter().flatten().collect()
+}
+
+/// [`parse`] for a document of several pages: the lines of each
+/// `ocr_page`, one list per page in document order. Lines before any page
+/// (never seen in practice) go with the first.
+pub fn parse_pages(hocr: &str) -> Vec<Vec<Line>> {
     let mut reader = Reader::from_str(hocr);
     let config = reader.config_mut();
     // Tolerant of what a hand-edited or cut-off file may hold: a stray `&`,
@@ -74,7 +81,9 @@ pub fn parse(hocr: &str) -> Vec<Line> {
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
 
+    let mut pages: Vec<Vec<Line>> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
+    let mut in_page = false;
     // The word being read: its title, its text so far, and the depth of
     // markup inside it (`<strong>`, `<em>` when font info is on).
     let mut word: Option<(String, String, usize)> = None;
@@ -92,6 +101,11 @@ pub fn parse(hocr: &str) -> Vec<Line> {
                 let (class, title) = class_and_title(&tag);
                 if class == "ocrx_word" {
                     word = Some((title, String::new(), 0));
+                } else if class == "ocr_page" {
+                    if in_page {
+                        end_page(&mut pages, &mut lines);
+                    }
+                    in_page = true;
                 } else {
                     start_line(&mut lines, &class, &title);
                 }
@@ -127,8 +141,15 @@ pub fn parse(hocr: &str) -> Vec<Line> {
             _ => {}
         }
     }
-    lines.retain(|l| !l.words.is_empty());
-    lines
+    end_page(&mut pages, &mut lines);
+    pages
+}
+
+/// Closes the page whose lines are `lines` (lines without words dropped).
+fn end_page(pages: &mut Vec<Vec<Line>>, lines: &mut Vec<Line>) {
+    let mut done = std::mem::take(lines);
+    done.retain(|l| !l.words.is_empty());
+    pages.push(done);
 }
 
 /// The `class` and `title` attributes of a tag, empty when absent.
@@ -331,6 +352,22 @@ mod tests {
     /// No input makes the parser panic: many pseudo-random documents built
     /// from hOCR fragments, multi-byte text and stray markup, each also cut
     /// at every char boundary, and arbitrary bytes.
+    /// Several pages in one document (one tesseract call over a
+    /// multi-page TIFF): one list of lines per `ocr_page`, an empty page
+    /// keeping its place.
+    #[test]
+    fn pages_are_kept_apart() {
+        let blank = "<div class='ocr_page' id='page_2' title='bbox 0 0 10 10'>\n  </div>";
+        let doc = format!("<body>{SAMPLE}{blank}{SAMPLE}</body>");
+        let pages = parse_pages(&doc);
+        assert_eq!(pages.len(), 3);
+        assert_eq!(pages[0], parse(SAMPLE));
+        assert!(pages[1].is_empty());
+        assert_eq!(pages[2], parse(SAMPLE));
+        assert_eq!(parse(&doc).len(), 4, "parse gives every page's lines");
+        assert_eq!(parse_pages(SAMPLE).len(), 1);
+    }
+
     #[test]
     fn arbitrary_input_never_panics() {
         const PIECES: [&str; 26] = [

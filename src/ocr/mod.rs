@@ -139,6 +139,16 @@ impl Default for OcrOptions {
 /// are bounded whatever the page's size claims to be.
 pub const MAX_OCR_PIXELS: u64 = 5000 * 7000;
 
+/// Pages one tesseract process reads at most ([`read_pages`]); the
+/// caller splits the pages it has into batches of near-equal size under
+/// this bound. Each process pays about 0.13 CPU-s to start and load its
+/// model, so a batch of n pages saves (n-1) of that; a larger bound holds
+/// more rendered pages in memory at once.
+pub const BATCH_PAGES: usize = 5;
+/// Pixels one batch holds at most: five Letter pages at 200 dpi (3.7 Mpx
+/// each), two at 300 dpi, one at 400.
+pub const BATCH_PIXELS: u64 = 20_000_000;
+
 /// A text layer with fewer real words than this counts as missing on a
 /// scanned page (a scan with a stray page number or a digitiser's stamp in
 /// text).
@@ -342,7 +352,8 @@ impl OcrKey {
 ///
 /// Blocks for the time Tesseract needs (about 0.3-3 s of one core per
 /// page). Safe to call from several threads at once; each call runs its
-/// own single-threaded `tesseract` process.
+/// own single-threaded `tesseract` process. [`prepare`] and
+/// [`read_pages`] read several pages in one process.
 pub fn ocr_page(
     image: &GrayImage,
     page_w_pt: f32,
@@ -350,65 +361,8 @@ pub fn ocr_page(
     index: u32,
     opts: &OcrOptions,
 ) -> Result<PageText> {
-    read(image, page_w_pt, page_h_pt, index, opts, false)
-}
-
-/// [`ocr_page`], cutting lines at wide gaps with `split_wide` (see
-/// `lines::build_split`).
-fn read(
-    image: &GrayImage,
-    page_w_pt: f32,
-    page_h_pt: f32,
-    index: u32,
-    opts: &OcrOptions,
-    split_wide: bool,
-) -> Result<PageText> {
-    if !(page_w_pt > 0.0 && page_h_pt > 0.0 && page_w_pt.is_finite() && page_h_pt.is_finite()) {
-        bail!(
-            "page {}: invalid page size {page_w_pt} x {page_h_pt} pt",
-            index + 1
-        );
-    }
-    let pixels = u64::from(image.width()) * u64::from(image.height());
-    if pixels > MAX_OCR_PIXELS {
-        bail!(
-            "page {}: its image of {} x {} px is too large to OCR (at most {MAX_OCR_PIXELS} pixels)",
-            index + 1,
-            image.width(),
-            image.height()
-        );
-    }
-    let mut page = PageText {
-        index,
-        width: page_w_pt,
-        height: page_h_pt,
-        lines: Vec::new(),
-        image_ratio: 0.0,
-        image: None,
-        via: Via::Ocr,
-        ocr_confidence: None,
-    };
-    if image.width() == 0 || image.height() == 0 {
-        return Ok(page);
-    }
-    let dpi = image.height() as f32 * 72.0 / page_h_pt;
-    let upscaled = if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_some() {
-        None
-    } else {
-        preprocess::upscale_if_low(image, dpi, MAX_OCR_PIXELS)
-    };
-    let image = upscaled.as_ref().unwrap_or(image);
-    // Tesseract's own idea of plausible resolutions; a page a few points
-    // high rendered to many pixels would otherwise claim millions of dpi.
-    let dpi = (image.height() as f32 * 72.0 / page_h_pt)
-        .round()
-        .clamp(1.0, 2400.0) as u32;
-    let hocr = engine::run(image, dpi, &opts.languages, opts.timeout)?;
-    let found = hocr::parse(&hocr);
-    let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
-    page.lines = lines::build_split(&found, scale, split_wide);
-    page.ocr_confidence = lines::mean_confidence(&found);
-    Ok(page)
+    let page = prepare(image.clone(), page_w_pt, page_h_pt, index, Reading::Whole)?;
+    one(page, opts).map(|read| read.page)
 }
 
 /// A page's first OCR reading ([`ocr_page_first`]).
@@ -438,40 +392,200 @@ pub fn ocr_page_first(
     index: u32,
     opts: &OcrOptions,
 ) -> Result<FirstReading> {
-    let dpi = if page_h_pt > 0.0 && page_h_pt.is_finite() {
-        image.height() as f32 * 72.0 / page_h_pt
-    } else {
-        0.0
-    };
-    let layout = layout::plan(image, dpi);
-    if layout.rest.is_empty() {
-        let page = ocr_page(image, page_w_pt, page_h_pt, index, opts)?;
-        return Ok(FirstReading {
-            page,
-            partial: false,
-        });
+    let page = prepare(image.clone(), page_w_pt, page_h_pt, index, Reading::First)?;
+    one(page, opts)
+}
+
+/// Which reading [`prepare`] sets a page up for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// [`ocr_page_first`]: without the body blocks.
+    First,
+    /// [`ocr_page`]: the whole page.
+    Whole,
+}
+
+/// A page made ready for Tesseract by [`prepare`]: the image it reads
+/// (body blocks painted white, upscaled when low) and what turns its
+/// words into the page's [`FirstReading`].
+pub struct Prepared {
+    /// The image Tesseract reads; empty for a page of no pixels.
+    image: GrayImage,
+    /// Its resolution, as Tesseract is told.
+    dpi: u32,
+    /// The page with no line yet, as the result starts.
+    page: PageText,
+    /// Cut lines at wide gaps (`lines::build_split`): a first reading.
+    split_wide: bool,
+    /// The body lines left unread, in place (empty lines in points);
+    /// `Some` for a partial first reading.
+    unread: Option<Vec<TextLine>>,
+}
+
+impl Prepared {
+    /// The 0-based index of the page.
+    pub fn index(&self) -> u32 {
+        self.page.index
     }
-    let masked = layout::mask(image, &layout.rest, dpi);
-    let mut page = read(&masked, page_w_pt, page_h_pt, index, opts, true)?;
-    // The page keeps its shape: each body line left unread stands as an
-    // empty line of its place and size, so that what the finders and the
-    // ranker measure about a page (how many lines it has, where a line
-    // stands among them) is what the whole reading gives. Without them a
-    // paper's running foot became line 3 of 4 instead of the last of 60,
-    // and its publisher fell below MIN_CONFIDENCE (gold doc-104 kind).
-    let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
-    page.lines.extend(
-        layout
-            .rest
-            .iter()
-            .flat_map(|b| &b.lines)
-            .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1)),
-    );
-    lines::order(&mut page.lines);
-    Ok(FirstReading {
+
+    /// Pixels of the image Tesseract gets.
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.image.width()) * u64::from(self.image.height())
+    }
+}
+
+/// Sets one rendered page up for Tesseract (the arguments of
+/// [`ocr_page`]): checks its size, finds and paints white its body
+/// blocks for a first reading (`layout`, a few milliseconds), upscales
+/// a render below 200 dpi. Fails for an invalid page size or an image
+/// over [`MAX_OCR_PIXELS`].
+pub fn prepare(
+    image: GrayImage,
+    page_w_pt: f32,
+    page_h_pt: f32,
+    index: u32,
+    reading: Reading,
+) -> Result<Prepared> {
+    if !(page_w_pt > 0.0 && page_h_pt > 0.0 && page_w_pt.is_finite() && page_h_pt.is_finite()) {
+        bail!(
+            "page {}: invalid page size {page_w_pt} x {page_h_pt} pt",
+            index + 1
+        );
+    }
+    let pixels = u64::from(image.width()) * u64::from(image.height());
+    if pixels > MAX_OCR_PIXELS {
+        bail!(
+            "page {}: its image of {} x {} px is too large to OCR (at most {MAX_OCR_PIXELS} pixels)",
+            index + 1,
+            image.width(),
+            image.height()
+        );
+    }
+    let page = PageText {
+        index,
+        width: page_w_pt,
+        height: page_h_pt,
+        lines: Vec::new(),
+        image_ratio: 0.0,
+        image: None,
+        via: Via::Ocr,
+        ocr_confidence: None,
+    };
+    let mut prepared = Prepared {
+        image,
+        dpi: 0,
         page,
-        partial: true,
-    })
+        split_wide: false,
+        unread: None,
+    };
+    if prepared.pixels() == 0 {
+        return Ok(prepared);
+    }
+    let dpi = prepared.image.height() as f32 * 72.0 / page_h_pt;
+    if reading == Reading::First {
+        let layout = layout::plan(&prepared.image, dpi);
+        if !layout.rest.is_empty() {
+            // The page keeps its shape: each body line left unread stands
+            // as an empty line of its place and size, so that what the
+            // finders and the ranker measure about a page (how many lines
+            // it has, where a line stands among them) is what the whole
+            // reading gives. Without them a paper's running foot became
+            // line 3 of 4 instead of the last of 60, and its publisher
+            // fell below MIN_CONFIDENCE (gold doc-104 kind).
+            let image = &prepared.image;
+            let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
+            let unread = layout
+                .rest
+                .iter()
+                .flat_map(|b| &b.lines)
+                .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1))
+                .collect();
+            prepared.image = layout::mask(image, &layout.rest, dpi);
+            prepared.unread = Some(unread);
+            prepared.split_wide = true;
+        }
+    }
+    if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_none() {
+        if let Some(up) = preprocess::upscale_if_low(&prepared.image, dpi, MAX_OCR_PIXELS) {
+            prepared.image = up;
+        }
+    }
+    // Tesseract's own idea of plausible resolutions; a page a few points
+    // high rendered to many pixels would otherwise claim millions of dpi.
+    prepared.dpi = (prepared.image.height() as f32 * 72.0 / page_h_pt)
+        .round()
+        .clamp(1.0, 2400.0) as u32;
+    Ok(prepared)
+}
+
+/// Reads prepared pages with one tesseract process (see
+/// [`engine::run_pages`]: the model is loaded once), one result per page
+/// in order. When that process fails (a crash on one page), each page is
+/// read again alone, so that only the page at fault fails; when it runs
+/// over `opts.timeout`, every page fails (the time is spent).
+pub fn read_pages(pages: Vec<Prepared>, opts: &OcrOptions) -> Vec<Result<FirstReading>> {
+    let inputs: Vec<(&GrayImage, u32)> = pages
+        .iter()
+        .filter(|p| p.pixels() > 0)
+        .map(|p| (&p.image, p.dpi))
+        .collect();
+    let found = match inputs.len() {
+        0 => Ok(Vec::new()),
+        n => engine::run_pages(&inputs, &opts.languages, opts.timeout).and_then(|hocr| {
+            let found = hocr::parse_pages(&hocr);
+            if found.len() != n {
+                bail!("tesseract gave {} pages for {n}", found.len());
+            }
+            Ok(found)
+        }),
+    };
+    let mut found = match found {
+        Ok(found) => Ok(found.into_iter()),
+        Err(e) if inputs.len() > 1 && !e.is::<engine::TimedOut>() => {
+            return pages.into_iter().map(|p| one(p, opts)).collect();
+        }
+        Err(e) => Err(format!("{e:#}")),
+    };
+    pages
+        .into_iter()
+        .map(|page| {
+            if page.pixels() == 0 {
+                return Ok(page.finish(&[]));
+            }
+            match &mut found {
+                Ok(found) => Ok(page.finish(&found.next().unwrap_or_default())),
+                Err(e) => Err(anyhow::anyhow!("page {}: {e}", page.page.index + 1)),
+            }
+        })
+        .collect()
+}
+
+/// One prepared page in its own tesseract process.
+fn one(page: Prepared, opts: &OcrOptions) -> Result<FirstReading> {
+    if page.pixels() == 0 {
+        return Ok(page.finish(&[]));
+    }
+    let hocr = engine::run(&page.image, page.dpi, &opts.languages, opts.timeout)?;
+    Ok(page.finish(&hocr::parse(&hocr)))
+}
+
+impl Prepared {
+    /// The page's reading from the lines Tesseract found on its image.
+    fn finish(self, found: &[hocr::Line]) -> FirstReading {
+        let mut page = self.page;
+        if self.image.width() > 0 && self.image.height() > 0 {
+            let (w, h) = (self.image.width(), self.image.height());
+            let scale = lines::Scale::new(w, h, page.width, page.height);
+            page.lines = lines::build_split(found, scale, self.split_wide);
+            page.ocr_confidence = lines::mean_confidence(found);
+        }
+        let partial = self.unread.is_some();
+        if let Some(unread) = self.unread {
+            page.lines.extend(unread);
+            lines::order(&mut page.lines);
+        }
+        FirstReading { page, partial }
+    }
 }
 
 /// An empty line in place of a body line the first reading left out:
@@ -765,6 +879,95 @@ mod tests {
         let first = ocr_page_first(&img, w, h, 1, &opts).unwrap();
         assert!(!first.partial);
         assert_eq!(first.page, ocr_page(&img, w, h, 1, &opts).unwrap());
+    }
+
+    /// Several pages in one tesseract process (a multi-page TIFF) read as
+    /// each alone does, word for word and box for box: pages of different
+    /// resolutions, an odd number of pixels (TIFF padding), a blank page,
+    /// a first reading with its body masked and a page of no pixels.
+    #[test]
+    fn a_batch_reads_as_its_pages_alone() {
+        let opts = OcrOptions::default();
+        let (scan, sw, sh) = corpus_page("book-p01-scanned.pdf", 5);
+        // The 300 dpi render cut to an odd width and height.
+        let (cw, ch) = ((scan.width() - 1) | 1, (scan.height() - 1) | 1);
+        let odd = image::imageops::crop_imm(&scan, 0, 0, cw, ch).to_image();
+        let (ow, oh) = (cw as f32 * 72.0 / 300.0, ch as f32 * 72.0 / 300.0);
+        let body = "Harbour records explain a custom of distant trade";
+        let mut placed = vec![Placed {
+            size: 22.0,
+            x: 40.0,
+            baseline: 70.0,
+            text: "Tidal Ledgers",
+        }];
+        for i in 0..20 {
+            placed.push(Placed {
+                size: 10.0,
+                x: 40.0,
+                baseline: 140.0 + 13.0 * i as f32,
+                text: body,
+            });
+        }
+        let paper = render_page(360.0, 540.0, 200, &placed);
+        let blank = GrayImage::from_pixel(700, 900, image::Luma([255]));
+        let empty = GrayImage::new(0, 0);
+        let pages: Vec<(&GrayImage, f32, f32, Reading)> = vec![
+            (&odd, ow, oh, Reading::Whole),
+            (&empty, 100.0, 100.0, Reading::Whole),
+            (&paper, 360.0, 540.0, Reading::First),
+            (&blank, 336.0, 432.0, Reading::Whole),
+            (&scan, sw, sh, Reading::First),
+        ];
+        let alone: Vec<FirstReading> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, &(img, w, h, reading))| match reading {
+                Reading::First => ocr_page_first(img, w, h, i as u32, &opts).unwrap(),
+                Reading::Whole => FirstReading {
+                    page: ocr_page(img, w, h, i as u32, &opts).unwrap(),
+                    partial: false,
+                },
+            })
+            .collect();
+        let prepared = pages
+            .iter()
+            .enumerate()
+            .map(|(i, &(img, w, h, reading))| {
+                prepare(img.clone(), w, h, i as u32, reading).unwrap()
+            })
+            .collect();
+        let batch: Vec<FirstReading> = read_pages(prepared, &opts)
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(batch, alone);
+        assert!(batch[0].page.plain_text().contains("978-1-915862-40-2"));
+        assert!(batch[1].page.lines.is_empty() && batch[3].page.lines.is_empty());
+        assert!(batch[2].partial);
+        assert!(batch[2].page.plain_text().contains("Tidal Ledgers"));
+    }
+
+    /// A batch over its time fails every page with the time limit, at once
+    /// (it is not read again page by page).
+    #[test]
+    fn a_batch_over_time_fails_every_page() {
+        let opts = OcrOptions {
+            timeout: Duration::from_millis(1),
+            ..OcrOptions::default()
+        };
+        let img = GrayImage::from_pixel(600, 600, image::Luma([255]));
+        let prepared = (0..3)
+            .map(|i| prepare(img.clone(), 144.0, 144.0, i, Reading::Whole).unwrap())
+            .collect();
+        let t = std::time::Instant::now();
+        let results = read_pages(prepared, &opts);
+        assert_eq!(results.len(), 3);
+        for (i, r) in results.iter().enumerate() {
+            let err = format!("{:#}", r.as_ref().unwrap_err());
+            assert!(err.contains(&format!("page {}", i + 1)), "{err}");
+            assert!(err.contains("longer than"), "{err}");
+        }
+        assert!(t.elapsed() < Duration::from_secs(10));
     }
 
     #[test]
