@@ -155,3 +155,61 @@ fn only_scans_are_ocred_each_at_its_own_resolution() {
         "Weaving on Simple Looms"
     );
 }
+
+/// The scanned pages of a document are read by one tesseract process a
+/// batch, not one a page: a `tesseract` first on PATH logs each call and
+/// runs the real one.
+#[test]
+fn scanned_pages_share_a_tesseract_process() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = TestProject::new();
+    util::image_only_copy(
+        &util::fixture(BOOK),
+        &[1, 2, 3, 4],
+        200,
+        &p.data().join("scan.pdf"),
+    );
+    let real = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join("tesseract"))
+                .find(|t| t.is_file())
+        })
+        .expect("tesseract on PATH");
+    let bin = p.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = p.root().join("calls.log");
+    let wrapper = bin.join("tesseract");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = p
+        .cmd()
+        .env("PATH", path)
+        .args(["run", "--json", "-q", "--front-pages", "4"])
+        .output()
+        .unwrap();
+    util::assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Weaving on Simple Looms"), "{stdout}");
+    let ocred = p.summary()["pages OCRed"];
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let reads: Vec<_> = calls.lines().filter(|l| l.starts_with("stdin")).collect();
+    assert!(ocred >= 2, "{ocred} pages OCRed");
+    assert!(
+        !reads.is_empty() && (reads.len() as u64) < ocred,
+        "{ocred} pages OCRed in {} calls:\n{calls}",
+        reads.len()
+    );
+}
