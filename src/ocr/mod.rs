@@ -543,19 +543,22 @@ pub fn read_pages(pages: Vec<Prepared>, opts: &OcrOptions) -> Vec<Result<FirstRe
         .filter(|p| p.pixels() > 0)
         .map(|p| (&p.image, p.dpi))
         .collect();
-    let found = match inputs.len() {
-        0 => Ok(Vec::new()),
-        n => engine::run_pages(&inputs, &opts.languages, opts.timeout).and_then(|hocr| {
-            let found = hocr::parse_pages(&hocr);
-            if found.len() != n {
-                bail!("tesseract gave {} pages for {n}", found.len());
-            }
-            Ok(found)
-        }),
-    };
+    let n = inputs.len();
+    if n < 2 {
+        // One page (or none): its error as it is (a missing Tesseract
+        // stops the run by its type).
+        return pages.into_iter().map(|p| one(p, opts)).collect();
+    }
+    let found = engine::run_pages(&inputs, &opts.languages, opts.timeout).and_then(|hocr| {
+        let found = hocr::parse_pages(&hocr);
+        if found.len() != n {
+            bail!("tesseract gave {} pages for {n}", found.len());
+        }
+        Ok(found)
+    });
     let mut found = match found {
         Ok(found) => Ok(found.into_iter()),
-        Err(e) if inputs.len() > 1 && !e.is::<engine::TimedOut>() => {
+        Err(e) if !e.is::<engine::TimedOut>() => {
             return pages.into_iter().map(|p| one(p, opts)).collect();
         }
         Err(e) => Err(format!("{e:#}")),

@@ -510,10 +510,11 @@ fn a_file_truncated_while_it_is_hashed_never_kills_the_run() {
 
 /// Issue 19, "killed workers", its second half: the OCR results of the
 /// pages a document finished must be kept when the document does not
-/// finish. A stand-in tesseract reads the first page it is given with the
-/// real one and fails every later page: the document fails, and the next
-/// run, with the real tesseract, takes the finished page from the cache
-/// and OCRs only the other one.
+/// finish. A stand-in tesseract fails its first call (the batch of both
+/// front pages, which is then read again page by page), reads the next
+/// page it is given with the real one and fails every later page: the
+/// document fails, and the next run, with the real tesseract, takes the
+/// finished page from the cache and OCRs only the other one.
 #[test]
 fn ocr_of_finished_pages_is_kept_when_the_document_fails() {
     let p = TestProject::new();
@@ -532,9 +533,11 @@ fn ocr_of_finished_pages_is_kept_when_the_document_fails() {
         format!(
             "#!/bin/sh\n\
              if [ \"$1\" = --version ]; then exec '{real}' \"$@\"; fi\n\
+             if mkdir '{batch}' 2>/dev/null; then exit 1; fi\n\
              if mkdir '{first}' 2>/dev/null; then exec '{real}' \"$@\"; fi\n\
              exit 1\n",
             real = real.display(),
+            batch = p.root().join("batch-given").display(),
             first = p.root().join("first-page-given").display(),
         ),
     )
