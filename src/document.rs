@@ -41,14 +41,18 @@ pub trait PdfSession {
 /// huge page size cannot exhaust memory.
 const MAX_RENDER_PIXELS: u64 = 5000 * 7000;
 
-/// Hands out sessions (a worker process each); blocks until one is free.
+/// Hands out sessions, each reading one document through the worker
+/// processes (a session waits for a free worker when it needs one).
 pub trait SessionSource: Sync {
     fn session(&self) -> Result<Box<dyn PdfSession + '_>>;
 }
 
-impl PdfSession for crate::inspect::WorkerHandle<'_> {
+/// A document read through the worker pool: the worker is held only
+/// while it reads or renders for this document (see
+/// [`DocSession`](crate::inspect::DocSession)).
+impl PdfSession for crate::inspect::DocSession<'_> {
     fn open(&mut self, path: &Path, hash: &DocHash) -> Result<DocInfo> {
-        Ok(self.open_expecting(path, Some(hash.0))?)
+        Ok(crate::inspect::DocSession::open(self, path, Some(hash.0))?)
     }
 
     fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>> {
@@ -75,7 +79,7 @@ impl PdfSession for crate::inspect::WorkerHandle<'_> {
 
 impl SessionSource for crate::inspect::WorkerPool {
     fn session(&self) -> Result<Box<dyn PdfSession + '_>> {
-        Ok(Box::new(self.checkout()?))
+        Ok(Box::new(crate::inspect::WorkerPool::session(self)))
     }
 }
 

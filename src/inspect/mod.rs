@@ -26,7 +26,7 @@ pub mod worker;
 pub mod xmp;
 
 pub use pdfium::Document;
-pub use pool::{PoolConfig, WorkerHandle, WorkerPool};
+pub use pool::{DocSession, PoolConfig, WorkerHandle, WorkerPool};
 
 use crate::model::PageText;
 

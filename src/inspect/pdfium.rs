@@ -183,6 +183,11 @@ impl Document {
         self.page_count
     }
 
+    /// Size of the file this document was read from, in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Page count and the Info dictionary (untrusted, see `extract::info`);
     /// a title or author missing there is taken from the XMP packet.
     pub fn info(&self) -> DocInfo {

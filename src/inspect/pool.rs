@@ -33,7 +33,7 @@ use std::ffi::OsString;
 use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -99,6 +99,12 @@ pub struct WorkerPool {
     spawner: Mutex<Option<Sender<SpawnOrder>>>,
     spawned: AtomicUsize,
     lost: AtomicUsize,
+    /// The id of the next document opened (ids are never reused, so a
+    /// worker never answers for another document than the one asked).
+    next_doc: AtomicU64,
+    /// Documents opened again because their session came back to a
+    /// worker that did not have them open.
+    reopened: AtomicUsize,
 }
 
 struct PoolState {
@@ -113,6 +119,20 @@ struct Worker {
     child: Child,
     stdin: BufWriter<ChildStdin>,
     rx: Receiver<Msg>,
+    /// The documents this worker was last asked to open, newest last: at
+    /// most [`worker::KEEP_OPEN`], which the worker may have closed since
+    /// (a hint for [`WorkerPool::checkout_for`], not a promise).
+    open_docs: Vec<u64>,
+}
+
+impl Worker {
+    fn opened(&mut self, doc: u64) {
+        self.open_docs.retain(|&d| d != doc);
+        self.open_docs.push(doc);
+        if self.open_docs.len() > worker::KEEP_OPEN {
+            self.open_docs.remove(0);
+        }
+    }
 }
 
 enum Msg {
@@ -135,6 +155,8 @@ impl WorkerPool {
             spawner: Mutex::new(None),
             spawned: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
+            next_doc: AtomicU64::new(1),
+            reopened: AtomicUsize::new(0),
         }
     }
 
@@ -152,11 +174,40 @@ impl WorkerPool {
         self.lost.load(Ordering::Relaxed)
     }
 
+    /// Documents opened again by a [`DocSession`] that came back to
+    /// another worker than the one that had its document open.
+    pub fn reopened(&self) -> usize {
+        self.reopened.load(Ordering::Relaxed)
+    }
+
+    /// A session for one document that holds a worker only while the
+    /// worker works for it (see [`DocSession`]).
+    pub fn session(&self) -> DocSession<'_> {
+        DocSession {
+            pool: self,
+            doc: None,
+            held: None,
+            budget: self.config.doc_timeout,
+        }
+    }
+
     /// A worker for one document; blocks while `jobs` workers are busy.
     /// Fails only when a new worker cannot be started.
     pub fn checkout(&self) -> Result<WorkerHandle<'_>, PdfError> {
+        self.checkout_for(None)
+    }
+
+    /// [`checkout`](Self::checkout), preferring an idle worker that has
+    /// document `doc` open; any idle worker when none has.
+    fn checkout_for(&self, doc: Option<u64>) -> Result<WorkerHandle<'_>, PdfError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
+            if let Some(doc) = doc
+                && let Some(at) = st.idle.iter().position(|w| w.open_docs.contains(&doc))
+            {
+                let w = st.idle.remove(at);
+                st.idle.push(w);
+            }
             while let Some(mut w) = st.idle.pop() {
                 // An idle worker may have died meanwhile (OOM killer...).
                 if matches!(w.child.try_wait(), Ok(None)) {
@@ -185,6 +236,21 @@ impl WorkerPool {
             pool: self,
             worker: Some(worker),
             budget: self.config.doc_timeout,
+            doc: None,
+            keep_open: false,
+        }
+    }
+
+    /// Document `doc` is done with: idle workers that have it open close
+    /// it now (a busy one closes it when it has opened newer ones).
+    fn forget(&self, doc: u64) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        for w in st.idle.iter_mut() {
+            if w.open_docs.contains(&doc) {
+                w.open_docs.retain(|&d| d != doc);
+                // A broken pipe shows at the worker's next checkout.
+                let _ = worker::write_frame(&mut w.stdin, &Request::Close { doc });
+            }
         }
     }
 
@@ -227,6 +293,7 @@ impl WorkerPool {
             child,
             stdin: BufWriter::new(stdin),
             rx,
+            open_docs: Vec::new(),
         };
         match w.rx.recv_timeout(cfg.start_timeout) {
             Ok(Msg::Ready) => Ok(w),
@@ -346,6 +413,11 @@ pub struct WorkerHandle<'p> {
     worker: Option<Worker>,
     /// Time left for the current document (`None`: no limit).
     budget: Option<Duration>,
+    /// The id of the document this handle opened last, if that worked.
+    doc: Option<u64>,
+    /// Leave the document open in the worker when the handle is dropped
+    /// (a [`DocSession`] comes back for more pages).
+    keep_open: bool,
 }
 
 impl WorkerHandle<'_> {
@@ -369,28 +441,81 @@ impl WorkerHandle<'_> {
         expect: Option<[u8; 32]>,
     ) -> Result<DocInfo, PdfError> {
         self.budget = self.pool.config.doc_timeout;
+        self.close();
+        let doc = self.pool.next_doc.fetch_add(1, Ordering::Relaxed);
+        self.open_as(doc, path, expect)
+    }
+
+    /// Opens a document under the id `doc`, within the time left.
+    fn open_as(
+        &mut self,
+        doc: u64,
+        path: &Path,
+        expect: Option<[u8; 32]>,
+    ) -> Result<DocInfo, PdfError> {
+        self.doc = None;
         let req = Request::Open {
+            doc,
             path: worker::path_to_bytes(path),
             expect,
         };
         match self.call(&req, "opening the document")? {
-            Response::Opened(info) => Ok(info),
+            Response::Opened(info) => {
+                self.doc = Some(doc);
+                if let Some(w) = self.worker.as_mut() {
+                    w.opened(doc);
+                }
+                Ok(info)
+            }
             other => Err(self.unexpected(other)),
         }
+    }
+
+    /// The open document's id, or `NotOpen`.
+    fn doc(&self) -> Result<u64, PdfError> {
+        self.doc.ok_or(PdfError::NotOpen)
     }
 
     /// Reads one page (0-based index).
     pub fn read_page(&mut self, index: u32) -> Result<PageRead, PdfError> {
-        let what = format!("reading page {}", index + self.pool.config.page_num_offset);
-        match self.call(&Request::ReadPage { index }, &what)? {
-            Response::Page(p) => Ok(p),
-            other => Err(self.unexpected(other)),
-        }
+        self.read_pages(&[index]).map(|mut p| p.remove(0))
     }
 
-    /// Reads pages in the given order; stops at the first failure.
+    /// Reads pages in the given order; stops at the first failure. The
+    /// requests go out together and the answers are read after: the
+    /// worker goes from page to page without waiting on this thread.
     pub fn read_pages(&mut self, indices: &[u32]) -> Result<Vec<PageRead>, PdfError> {
-        indices.iter().map(|&i| self.read_page(i)).collect()
+        let doc = self.doc()?;
+        let sent = indices
+            .iter()
+            .map(|&index| self.send(&Request::ReadPage { doc, index }))
+            .take_while(Result::is_ok)
+            .count();
+        let mut pages = Vec::with_capacity(indices.len());
+        let mut failed = None;
+        for &index in &indices[..sent] {
+            let what = format!("reading page {}", index + self.pool.config.page_num_offset);
+            match self.answer(&what) {
+                // Later answers are still read: the stream stays in step.
+                Ok(_) | Err(_) if failed.is_some() => {}
+                Ok(Response::Page(p)) => pages.push(p),
+                Ok(other) => failed = Some(self.unexpected(other)),
+                Err(e) => failed = Some(e),
+            }
+            if self.worker.is_none() {
+                break;
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if sent < indices.len() {
+            let index = indices[sent];
+            let what = format!("reading page {}", index + self.pool.config.page_num_offset);
+            let status = self.discard();
+            return Err(PdfError::WorkerCrashed(format!("{what}{status}")));
+        }
+        Ok(pages)
     }
 
     /// Renders one page to gray at `dpi`, at most `max_pixels` pixels.
@@ -405,6 +530,7 @@ impl WorkerHandle<'_> {
             index + self.pool.config.page_num_offset
         );
         let req = Request::Render {
+            doc: self.doc()?,
             index,
             dpi,
             max_pixels,
@@ -422,8 +548,12 @@ impl WorkerHandle<'_> {
 
     /// Closes the open document (frees the worker's memory early).
     pub fn close(&mut self) {
+        let Some(doc) = self.doc.take() else {
+            return;
+        };
         if let Some(w) = self.worker.as_mut() {
-            if worker::write_frame(&mut w.stdin, &Request::Close).is_err() {
+            w.open_docs.retain(|&d| d != doc);
+            if worker::write_frame(&mut w.stdin, &Request::Close { doc }).is_err() {
                 self.discard();
             }
         }
@@ -445,16 +575,33 @@ impl WorkerHandle<'_> {
 
     /// Sends a request and waits for its answer within the document's budget.
     fn call(&mut self, req: &Request, what: &str) -> Result<Response, PdfError> {
+        if self.worker.is_none() {
+            return Err(PdfError::WorkerCrashed(format!(
+                "{what} (worker already lost)"
+            )));
+        }
+        if self.send(req).is_err() {
+            let status = self.discard();
+            return Err(PdfError::WorkerCrashed(format!("{what}{status}")));
+        }
+        self.answer(what)
+    }
+
+    /// Writes one request (its answer is read by [`answer`](Self::answer)).
+    fn send(&mut self, req: &Request) -> Result<(), PdfError> {
+        let w = self.worker.as_mut().ok_or(PdfError::NotOpen)?;
+        worker::write_frame(&mut w.stdin, req).map_err(|e| PdfError::Io(e.to_string()))
+    }
+
+    /// Waits for the answer to the oldest request not yet answered, within
+    /// the document's budget.
+    fn answer(&mut self, what: &str) -> Result<Response, PdfError> {
         let Some(w) = self.worker.as_mut() else {
             return Err(PdfError::WorkerCrashed(format!(
                 "{what} (worker already lost)"
             )));
         };
         let started = Instant::now();
-        if worker::write_frame(&mut w.stdin, req).is_err() {
-            let status = self.discard();
-            return Err(PdfError::WorkerCrashed(format!("{what}{status}")));
-        }
         let got = match self.budget {
             Some(left) => w.rx.recv_timeout(left),
             None => w.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -539,9 +686,117 @@ impl WorkerHandle<'_> {
 
 impl Drop for WorkerHandle<'_> {
     fn drop(&mut self) {
-        self.close();
+        if !self.keep_open {
+            self.close();
+        }
         if let Some(w) = self.worker.take() {
             self.pool.give_back(w);
+        }
+    }
+}
+
+/// One document read through the pool, holding a worker only while the
+/// worker works for it: from [`open`](Self::open) to the end of the first
+/// [`read_pages`](Self::read_pages), then for each later call. Between
+/// calls (while this document's pages are extracted and decided on, or
+/// OCRed) its worker reads other documents, keeping this one open; a later
+/// call asks for that worker first, and opens the document again in
+/// another one when that one is busy or has closed it. The time budget
+/// (`PDF_TIMEOUT`) counts the time spent waiting on workers for this
+/// document over all its calls.
+pub struct DocSession<'p> {
+    pool: &'p WorkerPool,
+    /// The open document: its id, path and expected content hash.
+    doc: Option<(u64, PathBuf, Option<[u8; 32]>)>,
+    /// The worker that opened it, until the first pages are read.
+    held: Option<WorkerHandle<'p>>,
+    budget: Option<Duration>,
+}
+
+impl DocSession<'_> {
+    /// Opens a document, failing with [`PdfError::Changed`] unless the
+    /// bytes read have the blake3 `expect` (when given).
+    pub fn open(&mut self, path: &Path, expect: Option<[u8; 32]>) -> Result<DocInfo, PdfError> {
+        self.held = None;
+        if let Some((old, _, _)) = self.doc.take() {
+            self.pool.forget(old);
+        }
+        self.budget = self.pool.config.doc_timeout;
+        let mut h = self.pool.checkout()?;
+        h.keep_open = true;
+        h.budget = self.budget;
+        let doc = self.pool.next_doc.fetch_add(1, Ordering::Relaxed);
+        let info = h.open_as(doc, path, expect);
+        self.budget = h.budget;
+        let info = info?;
+        self.doc = Some((doc, path.to_path_buf(), expect));
+        self.held = Some(h);
+        Ok(info)
+    }
+
+    /// Reads pages in the given order; stops at the first failure.
+    pub fn read_pages(&mut self, indices: &[u32]) -> Result<Vec<PageRead>, PdfError> {
+        self.with_worker(|h| h.read_pages(indices))
+    }
+
+    /// Renders one page to gray at `dpi`, at most `max_pixels` pixels.
+    pub fn render_page(
+        &mut self,
+        index: u32,
+        dpi: u32,
+        max_pixels: u64,
+    ) -> Result<GrayImage, PdfError> {
+        self.with_worker(|h| h.render_page(index, dpi, max_pixels))
+    }
+
+    /// Runs `f` on a worker that has the document open, then gives the
+    /// worker back.
+    fn with_worker<T>(
+        &mut self,
+        f: impl Fn(&mut WorkerHandle<'_>) -> Result<T, PdfError>,
+    ) -> Result<T, PdfError> {
+        let (doc, path, expect) = self.doc.clone().ok_or(PdfError::NotOpen)?;
+        let mut h = match self.held.take() {
+            Some(h) => h,
+            None => self.pool.checkout_for(Some(doc))?,
+        };
+        h.keep_open = true;
+        h.budget = self.budget;
+        let result = (|| {
+            let mut first = true;
+            loop {
+                let has = h
+                    .worker
+                    .as_ref()
+                    .is_some_and(|w| w.open_docs.contains(&doc));
+                if has {
+                    h.doc = Some(doc);
+                } else {
+                    self.pool.reopened.fetch_add(1, Ordering::Relaxed);
+                    h.open_as(doc, &path, expect)?;
+                }
+                match f(&mut h) {
+                    // The worker closed it to make room: open it again, once.
+                    Err(PdfError::NotOpen) if first && has => {
+                        if let Some(w) = h.worker.as_mut() {
+                            w.open_docs.retain(|&d| d != doc);
+                        }
+                        first = false;
+                    }
+                    other => return other,
+                }
+            }
+        })();
+        self.budget = h.budget;
+        result
+    }
+}
+
+impl Drop for DocSession<'_> {
+    fn drop(&mut self) {
+        self.held = None;
+        if let Some((doc, _, _)) = self.doc.take() {
+            self.pool.forget(doc);
         }
     }
 }
@@ -737,6 +992,68 @@ mod tests {
         assert_eq!((pool.spawned(), pool.lost()), (1, 0));
         drop(pool);
         assert!(wait_until_gone(pid), "worker {pid} outlived the pool");
+    }
+
+    /// A session holds its worker only while the worker reads for it: with
+    /// one worker, a second document is read between two batches of the
+    /// first, whose document stays open in the worker (not opened again)
+    /// until enough newer ones push it out.
+    #[test]
+    fn sessions_share_a_worker_between_batches_and_reopen_when_needed() {
+        let pool = WorkerPool::new(config(1, 60.0));
+        let (a, b) = (fixture("book-p03-asis.pdf"), fixture("book-p02-asis.pdf"));
+        let local = Document::open(&a).unwrap();
+        let mut first = pool.session();
+        assert_eq!(first.open(&a, None).unwrap().page_count, 15);
+        assert_eq!(
+            first.read_pages(&[0, 1]).unwrap()[1],
+            local.read_page(1).unwrap()
+        );
+        let mut second = pool.session();
+        assert_eq!(second.open(&b, None).unwrap().page_count, 16);
+        assert_eq!(second.read_pages(&[0]).unwrap().len(), 1);
+        assert_eq!(
+            first.read_pages(&[2]).unwrap()[0],
+            local.read_page(2).unwrap()
+        );
+        assert_eq!(
+            first.render_page(1, 72, 1_000_000).unwrap(),
+            local.render_page(1, 72, 1_000_000).unwrap()
+        );
+        assert_eq!((pool.spawned(), pool.reopened()), (1, 0));
+        // Newer documents push the first one out of the worker.
+        let mut others: Vec<_> = (0..worker::KEEP_OPEN).map(|_| pool.session()).collect();
+        for s in &mut others {
+            s.open(&b, None).unwrap();
+            s.read_pages(&[0]).unwrap();
+        }
+        assert_eq!(
+            first.read_pages(&[14]).unwrap()[0],
+            local.read_page(14).unwrap()
+        );
+        assert_eq!(pool.reopened(), 1);
+        // A page that does not exist fails that call only.
+        assert_eq!(
+            first.read_pages(&[3, 99, 4]).unwrap_err(),
+            PdfError::NoSuchPage {
+                index: 99,
+                page_count: 15
+            }
+        );
+        assert_eq!(
+            first.read_pages(&[4]).unwrap()[0],
+            local.read_page(4).unwrap()
+        );
+        // A file changed since it was hashed fails when opened again.
+        let real = *blake3::hash(&std::fs::read(&a).unwrap()).as_bytes();
+        let mut third = pool.session();
+        assert_eq!(
+            third.open(&a, Some([0; 32])).unwrap_err(),
+            PdfError::Changed
+        );
+        assert_eq!(third.read_pages(&[0]).unwrap_err(), PdfError::NotOpen);
+        third.open(&a, Some(real)).unwrap();
+        assert_eq!(pool.lost(), 0);
     }
 
     #[test]

@@ -7,9 +7,18 @@
 //! which the pool (`super::pool`) kills and replaces while the run goes on.
 //!
 //! Protocol: after start the worker writes [`HANDSHAKE`]; then it answers
-//! each [`Request`] frame with exactly one [`Response`] frame, except
-//! [`Request::Close`], which has no answer (so dropping a handle never waits
-//! on a worker). A frame is a little-endian `u32` length followed by that
+//! each [`Request`] frame with exactly one [`Response`] frame, in order,
+//! except [`Request::Close`], which has no answer (so dropping a handle
+//! never waits on a worker). The coordinator may send several requests
+//! before reading their answers (the pages of a batch, so that the worker
+//! never waits on the coordinator between them).
+//!
+//! A worker keeps its few most recently used documents open (at most
+//! [`KEEP_OPEN`], and at most [`KEEP_OPEN_BYTES`] of file besides the
+//! newest), each under the id the coordinator gave it when opening: a
+//! document's thread gives the worker back while it decides what to read
+//! next, and when it comes back to the same worker its document is still
+//! open. A request for a document no longer open answers `NotOpen`. A frame is a little-endian `u32` length followed by that
 //! many bytes of postcard. Anything a library prints to stdout would corrupt
 //! the frames, so the worker moves fd 1 to stderr and writes frames to a
 //! private duplicate of the original stdout.
@@ -29,7 +38,13 @@ use std::path::PathBuf;
 /// First bytes a worker writes: proves the executable really is a colophon
 /// worker speaking this protocol version. Bump the digit when a message
 /// changes shape.
-pub const HANDSHAKE: &[u8] = b"colophon-worker 2\n";
+pub const HANDSHAKE: &[u8] = b"colophon-worker 3\n";
+
+/// Documents a worker keeps open at most (the one in use included).
+pub const KEEP_OPEN: usize = 4;
+
+/// File bytes a worker keeps in documents other than the newest one.
+pub const KEEP_OPEN_BYTES: usize = 48 << 20;
 
 /// Frames larger than this are garbage (a rendered A0 page at the default
 /// pixel cap is about 40 MB).
@@ -38,26 +53,30 @@ pub const MAX_FRAME: u32 = 256 << 20;
 /// What the coordinator asks a worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
-    /// Open a document (closing any open one); answered by `Opened`.
-    /// The path travels as raw bytes: file names need not be UTF-8.
-    /// With `expect`, the blake3 of the bytes read must be that hash, or
-    /// the answer is `Failed(Changed)` and the document stays closed: the
-    /// file changed after the coordinator fingerprinted it.
+    /// Open a document under the id `doc` (the oldest open ones may be
+    /// closed to make room); answered by `Opened`. The path travels as raw
+    /// bytes: file names need not be UTF-8. With `expect`, the blake3 of
+    /// the bytes read must be that hash, or the answer is `Failed(Changed)`
+    /// and the document stays closed: the file changed after the
+    /// coordinator fingerprinted it.
     Open {
+        doc: u64,
         path: Vec<u8>,
         expect: Option<[u8; 32]>,
     },
-    /// Read one page of the open document; answered by `Page`. One page per
+    /// Read one page of document `doc`; answered by `Page`. One page per
     /// request, so a crash is attributed to the page being read.
-    ReadPage { index: u32 },
-    /// Render one page to 8-bit gray; answered by `Rendered`.
+    ReadPage { doc: u64, index: u32 },
+    /// Render one page of document `doc` to 8-bit gray; answered by
+    /// `Rendered`.
     Render {
+        doc: u64,
         index: u32,
         dpi: u32,
         max_pixels: u64,
     },
-    /// Close the open document. No answer.
-    Close,
+    /// Close document `doc`. No answer.
+    Close { doc: u64 },
     /// Test hook: abort the process as a crashing pdfium would.
     #[doc(hidden)]
     DebugAbort,
@@ -154,12 +173,48 @@ fn private_stdout() -> anyhow::Result<std::fs::File> {
     }
 }
 
+/// The documents a worker keeps open, most recently used last.
+#[derive(Default)]
+struct OpenDocs(Vec<(u64, Document)>);
+
+impl OpenDocs {
+    /// Document `id`, now the most recently used.
+    fn get(&mut self, id: u64) -> Option<&Document> {
+        let at = self.0.iter().position(|(d, _)| *d == id)?;
+        let entry = self.0.remove(at);
+        self.0.push(entry);
+        self.0.last().map(|(_, d)| d)
+    }
+
+    /// Adds a document, closing the least recently used ones beyond
+    /// [`KEEP_OPEN`] documents or [`KEEP_OPEN_BYTES`] besides this one.
+    fn add(&mut self, id: u64, doc: Document) {
+        self.close(id);
+        self.0.push((id, doc));
+        let mut bytes: usize = 0;
+        let mut keep = 1;
+        for (_, d) in self.0.iter().rev().skip(1) {
+            bytes += d.byte_len();
+            if keep >= KEEP_OPEN || bytes > KEEP_OPEN_BYTES {
+                break;
+            }
+            keep += 1;
+        }
+        let excess = self.0.len() - keep;
+        self.0.drain(..excess);
+    }
+
+    fn close(&mut self, id: u64) {
+        self.0.retain(|(d, _)| *d != id);
+    }
+}
+
 /// The request loop, over any pipes (unit-testable in-process).
 pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()> {
-    let mut doc: Option<Document> = None;
+    let mut docs = OpenDocs::default();
     while let Some(req) = read_frame::<_, Request>(input)? {
         let answer =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&mut doc, req)));
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&mut docs, req)));
         match answer {
             Ok(Some(resp)) => write_frame(out, &resp)?,
             Ok(None) => {}
@@ -181,10 +236,10 @@ pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()
 }
 
 /// Answers one request; `None` for `Close`, which has no answer.
-fn handle(doc: &mut Option<Document>, req: Request) -> Option<Response> {
+fn handle(docs: &mut OpenDocs, req: Request) -> Option<Response> {
     let resp = match req {
-        Request::Open { path, expect } => {
-            *doc = None;
+        Request::Open { doc, path, expect } => {
+            docs.close(doc);
             let path = path_from_bytes(path);
             match Document::open(&path) {
                 Ok(d) if expect.is_some_and(|h| h != d.content_hash()) => {
@@ -192,23 +247,24 @@ fn handle(doc: &mut Option<Document>, req: Request) -> Option<Response> {
                 }
                 Ok(d) => {
                     let info = d.info();
-                    *doc = Some(d);
+                    docs.add(doc, d);
                     Response::Opened(info)
                 }
                 Err(e) => Response::Failed(e),
             }
         }
-        Request::ReadPage { index } => match doc {
+        Request::ReadPage { doc, index } => match docs.get(doc) {
             Some(d) => d
                 .read_page(index)
                 .map_or_else(Response::Failed, Response::Page),
             None => Response::Failed(PdfError::NotOpen),
         },
         Request::Render {
+            doc,
             index,
             dpi,
             max_pixels,
-        } => match doc {
+        } => match docs.get(doc) {
             Some(d) => match d.render_page(index, dpi, max_pixels) {
                 Ok(img) => Response::Rendered {
                     width: img.width(),
@@ -219,8 +275,8 @@ fn handle(doc: &mut Option<Document>, req: Request) -> Option<Response> {
             },
             None => Response::Failed(PdfError::NotOpen),
         },
-        Request::Close => {
-            *doc = None;
+        Request::Close { doc } => {
+            docs.close(doc);
             return None;
         }
         Request::DebugAbort => std::process::abort(),
@@ -252,11 +308,12 @@ mod tests {
         let mut buf = Vec::new();
         let reqs = [
             Request::Open {
+                doc: 3,
                 path: b"/tmp/\xffodd name.pdf".to_vec(),
                 expect: Some([7; 32]),
             },
-            Request::ReadPage { index: 7 },
-            Request::Close,
+            Request::ReadPage { doc: 3, index: 7 },
+            Request::Close { doc: 3 },
         ];
         for r in &reqs {
             write_frame(&mut buf, r).unwrap();
@@ -271,7 +328,7 @@ mod tests {
     #[test]
     fn truncated_and_oversized_frames_are_errors() {
         let mut buf = Vec::new();
-        write_frame(&mut buf, &Request::ReadPage { index: 1 }).unwrap();
+        write_frame(&mut buf, &Request::ReadPage { doc: 0, index: 1 }).unwrap();
         buf.pop();
         assert!(read_frame::<_, Request>(&mut &buf[..]).is_err());
         let huge = (MAX_FRAME + 1).to_le_bytes();
@@ -282,8 +339,8 @@ mod tests {
     #[test]
     fn serve_answers_each_request_and_close_silently() {
         let mut input = Vec::new();
-        write_frame(&mut input, &Request::ReadPage { index: 0 }).unwrap();
-        write_frame(&mut input, &Request::Close).unwrap();
+        write_frame(&mut input, &Request::ReadPage { doc: 0, index: 0 }).unwrap();
+        write_frame(&mut input, &Request::Close { doc: 0 }).unwrap();
         write_frame(&mut input, &Request::DebugSleep { millis: 1 }).unwrap();
         let mut out = Vec::new();
         serve(&mut &input[..], &mut out).unwrap();
@@ -306,13 +363,14 @@ mod tests {
         let path = crate::inspect::pdfium::tests::fixture("book-p03-asis.pdf");
         let real = *blake3::hash(&std::fs::read(&path).unwrap()).as_bytes();
         let mut input = Vec::new();
-        for expect in [Some([0u8; 32]), None, Some(real)] {
+        for (doc, expect) in [(1, Some([0u8; 32])), (2, None), (3, Some(real))] {
             let req = Request::Open {
+                doc,
                 path: path_to_bytes(&path),
                 expect,
             };
             write_frame(&mut input, &req).unwrap();
-            write_frame(&mut input, &Request::ReadPage { index: 0 }).unwrap();
+            write_frame(&mut input, &Request::ReadPage { doc, index: 0 }).unwrap();
         }
         let mut out = Vec::new();
         serve(&mut &input[..], &mut out).unwrap();
@@ -324,6 +382,57 @@ mod tests {
             assert!(matches!(next(), Response::Opened(_)));
             assert!(matches!(next(), Response::Page(_)));
         }
+    }
+
+    /// A worker keeps its recent documents open under their ids, answers
+    /// for each its own pages, and forgets a closed one and the oldest
+    /// beyond `KEEP_OPEN`.
+    #[test]
+    fn recent_documents_stay_open_under_their_ids() {
+        use crate::inspect::pdfium::tests::fixture;
+        let (a, b) = (fixture("book-p03-asis.pdf"), fixture("book-p02-asis.pdf"));
+        let mut input = Vec::new();
+        let mut send = |r: Request| write_frame(&mut input, &r).unwrap();
+        let open = |doc, p: &std::path::Path| Request::Open {
+            doc,
+            path: path_to_bytes(p),
+            expect: None,
+        };
+        send(open(1, &a));
+        send(open(2, &b));
+        // Pipelined: both pages asked before either answer is read.
+        send(Request::ReadPage { doc: 1, index: 1 });
+        send(Request::ReadPage { doc: 2, index: 0 });
+        send(Request::Close { doc: 1 });
+        send(Request::ReadPage { doc: 1, index: 1 });
+        for doc in 3..3 + KEEP_OPEN as u64 {
+            send(open(doc, &a));
+        }
+        // Document 2 was used before the last KEEP_OPEN opens: closed.
+        send(Request::ReadPage { doc: 2, index: 0 });
+        send(Request::ReadPage { doc: 3, index: 1 });
+        let mut out = Vec::new();
+        serve(&mut &input[..], &mut out).unwrap();
+        let mut rd = &out[..];
+        let mut next = || read_frame::<_, Response>(&mut rd).unwrap().unwrap();
+        let page_count = |r: Response| match r {
+            Response::Opened(info) => info.page_count,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((page_count(next()), page_count(next())), (15, 16));
+        let first_line = |r: Response| match r {
+            Response::Page(p) => p.text.lines[0].text.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(first_line(next()), "Weaving on Simple Looms");
+        assert_eq!(first_line(next()), "Recipes from a");
+        assert_eq!(next(), Response::Failed(PdfError::NotOpen));
+        for _ in 0..KEEP_OPEN {
+            assert_eq!(page_count(next()), 15);
+        }
+        assert_eq!(next(), Response::Failed(PdfError::NotOpen));
+        assert_eq!(first_line(next()), "Weaving on Simple Looms");
+        assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
     }
 
     /// Not a test: the body of the worker processes that the pool tests
