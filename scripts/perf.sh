@@ -379,27 +379,58 @@ fi
 # peak of the summed resident memory of all of them.
 real_run() {
   local root=$1 exe=$2; shift 2
-  local t="$work/.time" pid p r hwm coord=0 child=0 tree=0 sum
+  local t="$work/.time" pid sampler coord child tree wall user sys
   (cd "$root" && COLOPHON_WORKER_EXE="$exe" exec /usr/bin/time -f "%e %U %S" -o "$t" \
     "$exe" run -q "$@" >/dev/null 2>"$work/.stderr") &
   pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    sum=0
+  # One sampler process for the whole run: forking awk and pgrep five
+  # times a second took CPU from the run it measured (pdftotext's runs
+  # had no such load).
+  python3 - "$pid" >"$work/.peaks" <<'EOF' &
+import os, sys, time
+top = int(sys.argv[1])
+def kids(pid):
+    out = []
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+def mem(pid):
+    hwm = rss = 0
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+                elif line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+    except OSError:
+        pass
+    return hwm, rss
+coord = child = tree = 0
+while os.path.exists(f"/proc/{top}"):
+    total = 0
     # The subshell execs /usr/bin/time, whose child is colophon.
-    for p in $(pgrep -P "$pid"); do
-      read -r hwm r < <(awk '/^VmHWM/ {h=$2} /^VmRSS/ {r=$2} END {print h+0, r+0}' "/proc/$p/status" 2>/dev/null || echo "0 0")
-      [ "$hwm" -gt "$coord" ] && coord=$hwm
-      sum=$((sum + r))
-      for c in $(descendants "$p"); do
-        read -r hwm r < <(awk '/^VmHWM/ {h=$2} /^VmRSS/ {r=$2} END {print h+0, r+0}' "/proc/$c/status" 2>/dev/null || echo "0 0")
-        [ "$hwm" -gt "$child" ] && child=$hwm
-        sum=$((sum + r))
-      done
-    done
-    [ "$sum" -gt "$tree" ] && tree=$sum
-    sleep 0.2
-  done
+    for p in kids(top):
+        hwm, rss = mem(p)
+        coord, total = max(coord, hwm), total + rss
+        stack = kids(p)
+        while stack:
+            c = stack.pop()
+            stack += kids(c)
+            hwm, rss = mem(c)
+            child, total = max(child, hwm), total + rss
+    tree = max(tree, total)
+    time.sleep(0.2)
+print(coord, child, tree)
+EOF
+  sampler=$!
   wait "$pid" || { echo "perf.sh: colophon failed in $root:" >&2; cat "$work/.stderr" >&2; exit 1; }
+  wait "$sampler"
+  read -r coord child tree < "$work/.peaks"
   read -r wall user sys < "$t"
   echo "$wall $(calc "$user + $sys") $coord $child $tree"
 }
