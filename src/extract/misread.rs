@@ -50,6 +50,9 @@ const MIN_LETTERS: usize = 50;
 /// The pages with their misread lines repaired, or `None` when nothing
 /// changes (no OCR page, no such line).
 pub fn repair(pages: &[PageText]) -> Option<Vec<PageText>> {
+    if pages.iter().all(|p| p.via != Via::Ocr) {
+        return None;
+    }
     let cyrillic = cyrillic_document(pages);
     let mut changed = false;
     let out = pages
