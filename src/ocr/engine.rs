@@ -48,7 +48,26 @@ pub struct TimedOut {
 /// segmentation (PSM 3) and returns the hOCR document. Kills tesseract and
 /// fails when it takes longer than `timeout`.
 pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Result<String> {
-    run_pages(&[(img, dpi)], languages, timeout)
+    run_pages(&[(img, dpi)], Psm::Auto, languages, timeout)
+}
+
+/// Tesseract's page segmentation mode for a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Psm {
+    /// `--psm 3`: automatic page segmentation, the first reading.
+    Auto,
+    /// `--psm 6`: the page as one uniform block of text; the second look
+    /// at a page whose lines the automatic mode dropped (see `mod.rs`).
+    Block,
+}
+
+impl Psm {
+    fn arg(self) -> &'static str {
+        match self {
+            Psm::Auto => "3",
+            Psm::Block => "6",
+        }
+    }
 }
 
 /// Recognises several page images in one tesseract process and returns
@@ -59,6 +78,7 @@ pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Res
 /// about 0.13 CPU-s a call. `timeout` is for the whole call.
 pub fn run_pages(
     pages: &[(&GrayImage, u32)],
+    psm: Psm,
     languages: &str,
     timeout: Duration,
 ) -> Result<String> {
@@ -70,7 +90,7 @@ pub fn run_pages(
         command.arg("--dpi").arg(dpi.to_string());
     }
     let mut child = command
-        .args(["--psm", "3", "-l", languages, "hocr"])
+        .args(["--psm", psm.arg(), "-l", languages, "hocr"])
         // One thread per tesseract: the caller runs one page per core, and
         // OpenMP threads on top of that made two jobs ~4x slower.
         .env("OMP_THREAD_LIMIT", "1")
