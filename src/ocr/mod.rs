@@ -534,27 +534,25 @@ pub fn prepare(
         .chain(body)
         .flat_map(|b| b.lines.iter().copied())
         .collect();
-    if reading == Reading::First {
-        if !layout.rest.is_empty() {
-            // The page keeps its shape: each body line left unread stands
-            // as an empty line of its place and size, so that what the
-            // finders and the ranker measure about a page (how many lines
-            // it has, where a line stands among them) is what the whole
-            // reading gives. Without them a paper's running foot became
-            // line 3 of 4 instead of the last of 60, and its publisher
-            // fell below MIN_CONFIDENCE (gold doc-104 kind).
-            let image = &prepared.image;
-            let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
-            let unread = layout
-                .rest
-                .iter()
-                .flat_map(|b| &b.lines)
-                .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1))
-                .collect();
-            prepared.image = layout::mask(image, &layout.rest, dpi);
-            prepared.unread = Some(unread);
-            prepared.split_wide = true;
-        }
+    if reading == Reading::First && !layout.rest.is_empty() {
+        // The page keeps its shape: each body line left unread stands
+        // as an empty line of its place and size, so that what the
+        // finders and the ranker measure about a page (how many lines
+        // it has, where a line stands among them) is what the whole
+        // reading gives. Without them a paper's running foot became
+        // line 3 of 4 instead of the last of 60, and its publisher
+        // fell below MIN_CONFIDENCE (gold doc-104 kind).
+        let image = &prepared.image;
+        let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
+        let unread = layout
+            .rest
+            .iter()
+            .flat_map(|b| &b.lines)
+            .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1))
+            .collect();
+        prepared.image = layout::mask(image, &layout.rest, dpi);
+        prepared.unread = Some(unread);
+        prepared.split_wide = true;
     }
     if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_none() {
         if let Some(up) = preprocess::upscale_if_low(&prepared.image, dpi, MAX_OCR_PIXELS) {
