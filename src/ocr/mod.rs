@@ -108,7 +108,13 @@
 //! that left [`MIN_DROPPED_LINES`] or more of them without a word is read
 //! again with `--psm 6` (those pages of a batch in one more process), and
 //! only the lines of that reading that stand on a dropped line and on no
-//! word already read are added.
+//! word already read are added. Before and after, run side by side (load
+//! 10-14): 30 scanned generated books (gen13 books 0-29, 244 pages)
+//! 0.932 to 0.954 (publisher 27 to 30, year 29 to 30, edition 13 to 14,
+//! nothing lost), 51 pages looked at twice, colophon CPU 415 to 476 s
+//! (+14%); the 46 gold PDFs the same 0.975 (scanned 0.938), CPU 86 to
+//! 105 s (+21%: figure and contents pages leave lines of ink no reading
+//! fills).
 //!
 //! # Model
 //! Debian's `tesseract-ocr-eng` is the `tessdata_fast` model (the same
