@@ -791,6 +791,16 @@ mod tests {
         text: &'a str,
     }
 
+    /// Twenty lines of 10-point body text from 140 pt down, 13 pt apart.
+    fn body_lines(body: &str) -> impl Iterator<Item = Placed<'_>> {
+        (0..20).map(move |i| Placed {
+            size: 10.0,
+            x: 40.0,
+            baseline: 140.0 + 13.0 * i as f32,
+            text: body,
+        })
+    }
+
     /// Renders lines of Helvetica on a `w`×`h` pt page to an 8-bit gray
     /// image at `dpi`, through a synthetic PDF rasterised
     /// by poppler's `pdftoppm`: an image-only page with known text.
@@ -998,14 +1008,7 @@ mod tests {
                 text: "Quiet Harbour Press 2019",
             },
         ];
-        for i in 0..20 {
-            placed.push(Placed {
-                size: 10.0,
-                x: 40.0,
-                baseline: 140.0 + 13.0 * i as f32,
-                text: body,
-            });
-        }
+        placed.extend(body_lines(body));
         let img = render_page(w, h, 200, &placed);
         let opts = OcrOptions::default();
         let first = ocr_page_first(&img, w, h, 0, &opts).unwrap();
@@ -1069,14 +1072,7 @@ mod tests {
             baseline: 70.0,
             text: "Tidal Ledgers",
         }];
-        for i in 0..20 {
-            placed.push(Placed {
-                size: 10.0,
-                x: 40.0,
-                baseline: 140.0 + 13.0 * i as f32,
-                text: body,
-            });
-        }
+        placed.extend(body_lines(body));
         let paper = render_page(360.0, 540.0, 200, &placed);
         let blank = GrayImage::from_pixel(700, 900, image::Luma([255]));
         let empty = GrayImage::new(0, 0);
