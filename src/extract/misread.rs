@@ -129,8 +129,11 @@ fn is_cyrillic(c: char) -> bool {
 /// ones, without digits, in Cyrillic; each word with capitals after a
 /// lower-case letter ("ОТКрыТое") keeps only its first capital.
 fn as_cyrillic(line: &str) -> Option<String> {
+    let mut letters = line.chars().filter(|c| c.is_alphabetic());
     if line.chars().filter(|c| c.is_alphabetic()).count() < 4
         || line.chars().any(|c| c.is_ascii_digit() || is_cyrillic(c))
+        // A year in Roman numerals ("MMXX") is one.
+        || letters.all(|c| "MDCLXVI".contains(c))
     {
         return None;
     }
@@ -186,6 +189,7 @@ mod tests {
                 ("Москва", 11.0, 614.0),
                 ("Все права защищены", 9.0, 640.0),
                 ("ISBN 5-00-000000-0", 9.0, 660.0),
+                ("MMXX", 9.0, 680.0),
             ],
         ));
         let pages = repair(&[title]).expect("a line repaired");
@@ -194,6 +198,7 @@ mod tests {
         // Lines with other letters or digits stay as they are.
         assert_eq!(texts[1], "Курс лекций");
         assert_eq!(texts[6], "ISBN 5-00-000000-0");
+        assert_eq!(texts[7], "MMXX");
     }
 
     #[test]
