@@ -4,9 +4,8 @@
 # Extra arguments go to colophon, e.g. `scripts/run.sh --json`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Rust first; the system packages (the tests' and runs' programs:
-# Tesseract, poppler, pandoc, Chromium...) and libpdfium install in the
-# background while cargo builds, which needs none of them.
+# Rust first; what a run calls (Tesseract) and libpdfium install in the
+# background while cargo builds, which needs neither.
 scripts/setup.sh --build
 packages_log=$(mktemp)
 trap 'rm -f "$packages_log"' EXIT

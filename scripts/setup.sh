@@ -5,23 +5,29 @@
 #
 #   scripts/setup.sh             everything, in order
 #   scripts/setup.sh --build     what the build needs: Rust
-#   scripts/setup.sh --packages  what runs and tests need: the system
-#                                packages and libpdfium.so (bound at run time)
+#   scripts/setup.sh --packages  what a run needs: Tesseract and
+#                                libpdfium.so (bound at run time)
+#   scripts/setup.sh --test-packages  what the tests need besides: poppler,
+#                                qpdf, pandoc, biber, Chromium...
 #
-# The test and run commands run `--build` first and `--packages` in the
-# background while cargo builds (nothing in the build needs it), and wait
-# for it before running anything: on a fresh machine the packages are
-# about 160 MB to download and 560 MB to unpack, and biber's
+# The test and run commands run `--build` first and their packages in the
+# background while cargo builds (nothing in the build needs them), and wait
+# for them before running anything: on a fresh machine the test packages
+# are about 160 MB to download and 560 MB to unpack, and biber's
 # Perl modules 117 more packages (about 54 s), and the pypdfium2 wheel
-# 3 MB, a minute or two that the build hides.
+# 3 MB, a minute or two that the build hides. The run command installs
+# only what a run calls, so that unpacking the tests' programs (Chromium,
+# pandoc, biber) does not take CPU from its build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(
+run_packages=(
   python3 python3-pip                                 # pip fetches libpdfium (scripts/fetch-pdfium.sh)
+  tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
+)
+test_packages=(
   pkg-config
   poppler-utils qpdf                                  # tests compare with pdftotext/pdfinfo, qpdf --check
-  tesseract-ocr tesseract-ocr-eng                     # OCR of scanned pages (run as a program)
   time                                                # peak memory in scripts/perf.sh
   fonts-dejavu-core                                   # Cyrillic and title pictures of the generated books (tests)
   pandoc bibutils                                     # export tests: BibTeX/BibLaTeX/CSL-JSON and RIS readers
@@ -56,13 +62,14 @@ setup_build() {
 }
 
 setup_packages() {
-  apt_install "${packages[@]}"
+  apt_install "${run_packages[@]}" "$@"
   scripts/fetch-pdfium.sh >/dev/null
 }
 
 case "${1:-}" in
   --build) setup_build ;;
   --packages) setup_packages ;;
-  "") setup_packages; setup_build ;;
-  *) echo "usage: scripts/setup.sh [--build|--packages]" >&2; exit 2 ;;
+  --test-packages) setup_packages "${test_packages[@]}" ;;
+  "") setup_packages "${test_packages[@]}"; setup_build ;;
+  *) echo "usage: scripts/setup.sh [--build|--packages|--test-packages]" >&2; exit 2 ;;
 esac

@@ -10,12 +10,12 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --build
 packages_log=$(mktemp)
 trap 'rm -f "$packages_log"' EXIT
-scripts/setup.sh --packages >"$packages_log" 2>&1 &
+scripts/setup.sh --test-packages >"$packages_log" 2>&1 &
 packages_pid=$!
 wait_for_packages() {
   if ! wait "$packages_pid"; then
     cat "$packages_log" >&2
-    echo "test: installing the system packages failed (scripts/setup.sh --packages)" >&2
+    echo "test: installing the system packages failed (scripts/setup.sh --test-packages)" >&2
     exit 1
   fi
   cat "$packages_log" >&2
