@@ -145,7 +145,7 @@ pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
 /// Version of this stage's results. Bump when an input or the stored
 /// layout changes: how words are filtered, how lines and sizes are built,
 /// how Tesseract is called.
-pub const OCR_VERSION: u32 = 4;
+pub const OCR_VERSION: u32 = 5;
 
 /// How Tesseract is run. Build with [`OcrOptions::from_settings`].
 #[derive(Debug, Clone, PartialEq)]
@@ -669,19 +669,115 @@ fn second_look(pages: &[&Prepared], found: &mut [Vec<hocr::Line>], opts: &OcrOpt
     if todo.is_empty() {
         return;
     }
-    let inputs: Vec<(&GrayImage, u32)> = todo
+    // Each page's dropped lines, those close together as one region, each
+    // region its own small image: Tesseract reads again only what it
+    // dropped, not the whole page.
+    let crops: Vec<(usize, Crop)> = todo
         .iter()
-        .map(|(i, _)| (&pages[*i].image, pages[*i].dpi))
+        .enumerate()
+        .flat_map(|(t, (i, dropped))| {
+            let page = pages[*i];
+            regions(dropped)
+                .into_iter()
+                .map(move |r| (t, Crop::new(&page.image, r, page.dpi)))
+        })
+        .collect();
+    if crops.is_empty() {
+        return;
+    }
+    let inputs: Vec<(&GrayImage, u32)> = crops
+        .iter()
+        .map(|(t, c)| (&c.image, pages[todo[*t].0].dpi))
         .collect();
     let Ok(hocr) = engine::run_pages(&inputs, Psm::Block, &opts.languages, opts.timeout) else {
         return;
     };
     let again = hocr::parse_pages(&hocr);
-    if again.len() != todo.len() {
+    if again.len() != crops.len() {
         return;
     }
-    for ((i, dropped), lines) in todo.into_iter().zip(again) {
+    let mut per_page: Vec<Vec<hocr::Line>> = vec![Vec::new(); todo.len()];
+    for ((t, crop), lines) in crops.iter().zip(again) {
+        per_page[*t].extend(lines.into_iter().map(|l| crop.to_page(l)));
+    }
+    for ((i, dropped), lines) in todo.into_iter().zip(per_page) {
         fill_holes(&mut found[i], &dropped, lines);
+    }
+}
+
+/// Dropped lines closer than a line's height to each other (down) and
+/// overlapping across are read as one region: a block of lines keeps
+/// its context for Tesseract. Boxes in pixels, `x0, y0, x1, y1`.
+fn regions(dropped: &[[u32; 4]]) -> Vec<[u32; 4]> {
+    let mut regions: Vec<[u32; 4]> = Vec::new();
+    let mut sorted = dropped.to_vec();
+    sorted.sort_by_key(|l| l[1]);
+    for l in sorted {
+        let h = l[3] - l[1];
+        let near = regions.iter_mut().find(|r| {
+            let across = r[2].min(l[2]) > r[0].max(l[0]);
+            across && l[1] <= r[3] + h
+        });
+        match near {
+            Some(r) => {
+                *r = [
+                    r[0].min(l[0]),
+                    r[1].min(l[1]),
+                    r[2].max(l[2]),
+                    r[3].max(l[3]),
+                ]
+            }
+            None => regions.push(l),
+        }
+    }
+    regions
+}
+
+/// One region of a page cut out for the second look, on a white margin.
+struct Crop {
+    image: GrayImage,
+    /// Where the crop's pixel (0, 0) stands on the page.
+    dx: f32,
+    dy: f32,
+}
+
+impl Crop {
+    /// The region `r` of `page`, a little larger (ink boxes are counted in
+    /// cells of 1/75 inch), set on a white margin of 0.1 inch.
+    fn new(page: &GrayImage, r: [u32; 4], dpi: u32) -> Crop {
+        let pad = (dpi / 75).max(1);
+        let margin = (dpi / 10).max(4);
+        let x0 = r[0].saturating_sub(pad);
+        let y0 = r[1].saturating_sub(pad);
+        let x1 = (r[2] + pad).min(page.width());
+        let y1 = (r[3] + pad).min(page.height());
+        let (w, h) = (x1.saturating_sub(x0), y1.saturating_sub(y0));
+        let mut image = GrayImage::from_pixel(w + 2 * margin, h + 2 * margin, image::Luma([255]));
+        for y in 0..h {
+            for x in 0..w {
+                image.put_pixel(x + margin, y + margin, *page.get_pixel(x0 + x, y0 + y));
+            }
+        }
+        Crop {
+            image,
+            dx: x0 as f32 - margin as f32,
+            dy: y0 as f32 - margin as f32,
+        }
+    }
+
+    /// A line read on the crop, in the page's pixels.
+    fn to_page(&self, mut line: hocr::Line) -> hocr::Line {
+        let shift = |b: &mut hocr::PxBox| {
+            b.x0 += self.dx;
+            b.x1 += self.dx;
+            b.y0 += self.dy;
+            b.y1 += self.dy;
+        };
+        shift(&mut line.bbox);
+        for w in &mut line.words {
+            shift(&mut w.bbox);
+        }
+        line
     }
 }
 
@@ -1113,7 +1209,8 @@ mod tests {
     }
 
     /// The check behind the second look: a line of ink no word stands on
-    /// counts as dropped, and the block reading fills exactly those holes.
+    /// counts as dropped, and the second look reads exactly those lines
+    /// again, in their places.
     #[test]
     fn dropped_lines_are_found_and_only_they_are_filled() {
         let texts = [
@@ -1164,13 +1261,47 @@ mod tests {
         let mut first: Vec<hocr::Line> = whole[2..].to_vec();
         let dropped = dropped_lines(&page, &first);
         assert_eq!(dropped, page.ink_lines[..2]);
-        let block = read(Psm::Block);
-        assert_eq!(fill_holes(&mut first, &dropped, block), 2);
+        // The second look reads the two dropped lines, each cut out as
+        // its own region (they are three line heights apart), and puts
+        // them back in place.
+        assert_eq!(regions(&dropped).len(), 2);
+        let mut found = vec![first];
+        second_look(&[&page], &mut found, &OcrOptions::default());
+        let mut first = found.pop().unwrap();
+        first.sort_by(|a, b| a.bbox.y0.total_cmp(&b.bbox.y0));
+        assert_eq!(first.len(), whole.len());
+        for (line, want) in first.iter().zip(&whole) {
+            assert!(overlaps(
+                &line.bbox,
+                &[
+                    want.bbox.x0 as u32,
+                    want.bbox.y0 as u32,
+                    want.bbox.x1 as u32,
+                    want.bbox.y1 as u32
+                ]
+            ));
+        }
         let mut got = text(&first);
         got.sort();
         let mut want = texts.to_vec();
         want.sort();
         assert_eq!(got, want);
+    }
+
+    /// Dropped lines near each other, down and across, are read again as
+    /// one region; a line in another column or far below is its own.
+    #[test]
+    fn dropped_lines_close_together_are_one_region() {
+        let dropped = [
+            [10, 35, 180, 55],
+            [10, 10, 200, 30],
+            [300, 10, 400, 30],
+            [10, 200, 200, 220],
+        ];
+        assert_eq!(
+            regions(&dropped),
+            [[10, 10, 200, 55], [300, 10, 400, 30], [10, 200, 200, 220]]
+        );
     }
 
     /// A batch over its time fails every page with the time limit, at once
