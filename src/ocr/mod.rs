@@ -658,10 +658,12 @@ pub const MIN_DROPPED_LINES: usize = 2;
 /// lines that are there: Tesseract's page segmentation sometimes takes a
 /// block of short, tightly spaced lines (a copyright page's imprint,
 /// edition and year, on a scan turned a degree) for an image and reads
-/// nothing of it. Those pages are read again, in one process, as one
-/// uniform block of text ([`Psm::Block`], which reads every line of such
-/// a block), and the lines of that reading that fall on a dropped line of
-/// ink and on no word of the first reading are added to it. The first
+/// nothing of it. The dropped lines of those pages are cut out (lines
+/// close together as one region, see [`regions`]) and read again, all of
+/// a batch in one process, as uniform blocks of text ([`Psm::Block`],
+/// which reads every line of such a block), and the lines of that
+/// reading that fall on a dropped line of ink and on no word of the first
+/// reading are added to it. The first
 /// reading keeps all it read: the block mode runs lines of two columns
 /// together, so it only fills the holes. When the second call fails the
 /// first reading stands.
