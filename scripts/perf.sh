@@ -12,8 +12,9 @@
 #   5. a real library (issue 18), when PERF_LIBRARY names a folder of PDFs
 #      (e.g. the 1,276 files of ../shared/wild/fetch.sh): cold and warm runs
 #      at --jobs 2 (wall and CPU time, pages read per PDF, pages per
-#      second, peak memory of the coordinator and of the largest worker),
-#      against `pdftotext -f 1 -l 8` over the same files two at a time,
+#      second, peak memory of the coordinator, of the largest pdfium
+#      worker and of the largest Tesseract), against `pdftotext -f 1 -l 8`
+#      over the same files two at a time,
 #      interleaved round by round (and against PERF_BASELINE, an older
 #      colophon binary, when given).
 #
@@ -373,13 +374,14 @@ fi
 # that a change in the machine's load hits all of them.
 
 # real_run ROOT BIN ARGS...: one run of BIN (as colophon and as its
-# workers); prints "wall cpu coordinator_kib worker_kib tree_kib": wall and
-# CPU seconds (user + sys, children included), the coordinator's and the
-# largest child's peak resident memory (VmHWM, sampled every 0.2 s), and the
-# peak of the summed resident memory of all of them.
+# workers); prints "wall cpu coordinator_kib worker_kib tesseract_kib
+# tree_kib": wall and CPU seconds (user + sys, children included), the
+# peak resident memory (VmHWM, sampled every 0.2 s) of the coordinator, of
+# the largest pdfium worker and of the largest Tesseract, and the peak of
+# the summed resident memory of all of them.
 real_run() {
   local root=$1 exe=$2; shift 2
-  local t="$work/.time" pid sampler coord child tree wall user sys
+  local t="$work/.time" pid sampler coord child tess tree wall user sys
   (cd "$root" && COLOPHON_WORKER_EXE="$exe" exec /usr/bin/time -f "%e %U %S" -o "$t" \
     "$exe" run -q "$@" >/dev/null 2>"$work/.stderr") &
   pid=$!
@@ -410,7 +412,7 @@ def mem(pid):
     except OSError:
         pass
     return hwm, rss
-coord = child = tree = 0
+coord = child = tess = tree = 0
 while os.path.exists(f"/proc/{top}"):
     total = 0
     # The subshell execs /usr/bin/time, whose child is colophon.
@@ -422,17 +424,26 @@ while os.path.exists(f"/proc/{top}"):
             c = stack.pop()
             stack += kids(c)
             hwm, rss = mem(c)
-            child, total = max(child, hwm), total + rss
+            total += rss
+            try:
+                with open(f"/proc/{c}/comm") as f:
+                    ocr = f.read().strip() == "tesseract"
+            except OSError:
+                ocr = False
+            if ocr:
+                tess = max(tess, hwm)
+            else:
+                child = max(child, hwm)
     tree = max(tree, total)
     time.sleep(0.2)
-print(coord, child, tree)
+print(coord, child, tess, tree)
 EOF
   sampler=$!
   wait "$pid" || { echo "perf.sh: colophon failed in $root:" >&2; cat "$work/.stderr" >&2; exit 1; }
   wait "$sampler"
-  read -r coord child tree < "$work/.peaks"
+  read -r coord child tess tree < "$work/.peaks"
   read -r wall user sys < "$t"
-  echo "$wall $(calc "$user + $sys") $coord $child $tree"
+  echo "$wall $(calc "$user + $sys") $coord $child $tess $tree"
 }
 
 if wants 5 && [ -n "$library" ]; then
@@ -448,12 +459,12 @@ if wants 5 && [ -n "$library" ]; then
     awk '{p += ($1 < 8 ? $1 : 8)} END {print p}')
   bins=("$bin")
   [ -n "${PERF_BASELINE:-}" ] && bins+=("$(cd "$(dirname "$PERF_BASELINE")" && pwd)/$(basename "$PERF_BASELINE")")
-  declare -A r_wall r_cpu r_coord r_child r_tree r_pages r_ocr r_warm
+  declare -A r_wall r_cpu r_coord r_child r_tess r_tree r_pages r_ocr r_warm
   pt_wall="" pt_cpu=""
   for round in $(seq "${PERF_REAL_ROUNDS:-1}"); do
     for i in "${!bins[@]}"; do
       set_aside "$real"
-      read -r w c co ch tr < <(real_run "$real" "${bins[$i]}" --jobs 2)
+      read -r w c co ch te tr < <(real_run "$real" "${bins[$i]}" --jobs 2)
       echo "  round $round, ${bins[$i]}: cold ${w} s, ${c} CPU-s (load $(cut -d' ' -f1 /proc/loadavg))" >&2
       if [ -z "${r_wall[$i]:-}" ] || python3 -c "import sys; sys.exit(not $w < ${r_wall[$i]})"; then
         r_wall[$i]=$w r_cpu[$i]=$c
@@ -462,6 +473,7 @@ if wants 5 && [ -n "$library" ]; then
       fi
       r_coord[$i]=$(( ${r_coord[$i]:-0} > co ? ${r_coord[$i]:-0} : co ))
       r_child[$i]=$(( ${r_child[$i]:-0} > ch ? ${r_child[$i]:-0} : ch ))
+      r_tess[$i]=$(( ${r_tess[$i]:-0} > te ? ${r_tess[$i]:-0} : te ))
       r_tree[$i]=$(( ${r_tree[$i]:-0} > tr ? ${r_tree[$i]:-0} : tr ))
       # Warm: reruns over the cache this cold run left.
       for _ in $(seq "$repeat"); do
@@ -480,12 +492,12 @@ if wants 5 && [ -n "$library" ]; then
   line "real library: %s PDFs (%s), --jobs 2, best of %s cold rounds; pdftotext -f 1 -l 8 -P2 reads %s pages (%.2f per PDF) in %.1f s wall, %.1f CPU-s: %.1f ms per PDF" \
     "$nreal" "$library" "${PERF_REAL_ROUNDS:-1}" "$pt_pages" "$(calc "$pt_pages / $nreal")" "$pt_wall" "$pt_cpu" "$(calc "$pt_wall * 1000 / $nreal")"
   for i in "${!bins[@]}"; do
-    line "  %s: cold %.1f s wall, %.1f CPU-s, %.1f ms per PDF (%.2f x pdftotext; target <= 0.5); %s pages read (%.2f per PDF, %.0f pages/s), %s OCRed; warm %.2f s (%.0f us per PDF); peak RSS coordinator %d MiB, largest worker %d MiB, all processes %d MiB" \
+    line "  %s: cold %.1f s wall, %.1f CPU-s, %.1f ms per PDF (%.2f x pdftotext; target <= 0.5; by CPU %.2f x); %s pages read (%.2f per PDF, %.0f pages/s), %s OCRed; warm %.2f s (%.0f us per PDF); peak RSS coordinator %d MiB, largest worker %d MiB, largest Tesseract %d MiB, all processes %d MiB" \
       "$([ "$i" = 0 ] && echo "colophon" || echo "baseline")" "${r_wall[$i]}" "${r_cpu[$i]}" \
-      "$(calc "${r_wall[$i]} * 1000 / $nreal")" "$(calc "${r_wall[$i]} / $pt_wall")" \
+      "$(calc "${r_wall[$i]} * 1000 / $nreal")" "$(calc "${r_wall[$i]} / $pt_wall")" "$(calc "${r_cpu[$i]} / $pt_cpu")" \
       "${r_pages[$i]}" "$(calc "${r_pages[$i]} / $nreal")" "$(calc "${r_pages[$i]} / ${r_wall[$i]}")" "${r_ocr[$i]}" \
       "${r_warm[$i]}" "$(calc "${r_warm[$i]} * 1e6 / $nreal")" \
-      "$((r_coord[$i] / 1024))" "$((r_child[$i] / 1024))" "$((r_tree[$i] / 1024))"
+      "$((r_coord[$i] / 1024))" "$((r_child[$i] / 1024))" "$((r_tess[$i] / 1024))" "$((r_tree[$i] / 1024))"
   done
 fi
 
