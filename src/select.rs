@@ -54,27 +54,13 @@ pub fn front_batches(page_count: u32, matter: &MatterConfig) -> Vec<Vec<u32>> {
 /// `back.fields` do not count here (a manual has no ISBN, and waiting for
 /// one would read every front page of every manual): a wanted field still
 /// missing is what back matter is read for.
-///
-/// From [`TITLE_ONLY_FROM`] pages on, a sure title (and its page's back)
-/// is enough: a manual prints no author and many print no year, and the
-/// pages after its fourth are its contents and introduction. Over the
-/// 1,276 files of the wild library that reads 3,326 front pages instead of
-/// 3,979 (194 files read all 8); every record of the gold corpus and every
-/// scored field of the silver labels but two stays as it was (one title
-/// more found, one author fewer: 0.975 and 0.954 both unchanged).
 pub fn front_settled(sure: &Metadata, title_page: Option<u32>, read: u32) -> bool {
     let after_title = title_page.map_or(0, |p| p + 2);
-    let needed: &[Field] = if read >= TITLE_ONLY_FROM {
-        &[Field::Title]
-    } else {
-        &[Field::Title, Field::Authors, Field::Year]
-    };
-    read >= after_title && needed.iter().all(|&f| sure.has(f))
+    read >= after_title
+        && [Field::Title, Field::Authors, Field::Year]
+            .iter()
+            .all(|&f| sure.has(f))
 }
-
-/// Front pages read after which the title alone settles a document (see
-/// [`front_settled`]): the second stop of [`FRONT_STOPS`].
-const TITLE_ONLY_FROM: u32 = FRONT_STOPS[1];
 
 /// Back matter: the last `back.max_pages` pages, minus the `front_read`
 /// pages already read as front matter (no page is read twice). Empty in
@@ -217,29 +203,6 @@ mod tests {
             crate::decide::move_field(&mut m, &mut Metadata::default(), field);
             assert!(!front_settled(&m, Some(0), 2), "{field:?} missing");
         }
-    }
-
-    #[test]
-    fn after_four_pages_a_sure_title_and_its_back_settle_the_front() {
-        let title_only = Metadata {
-            title: Some("T".into()),
-            ..Metadata::default()
-        };
-        assert!(!front_settled(&title_only, Some(0), 2));
-        assert!(front_settled(&title_only, Some(0), 4));
-        assert!(front_settled(&title_only, None, 4));
-        assert!(
-            !front_settled(&title_only, Some(3), 4),
-            "title on page 4, its back not read"
-        );
-        assert!(front_settled(&title_only, Some(3), 8));
-        let no_title = Metadata {
-            authors: vec!["A B".into()],
-            year: Some(2001),
-            ..Metadata::default()
-        };
-        assert!(!front_settled(&no_title, None, 4));
-        assert!(!front_settled(&no_title, Some(0), 8));
     }
 
     #[test]

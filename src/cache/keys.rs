@@ -12,9 +12,7 @@ use crate::settings::{Settings, Stage, key_values};
 /// settings read other pages than records of version 1 say.
 /// 3: the settings enter the key from the schema's `affects` column
 /// (issue 17), in table order, so the same settings hash to other bytes.
-/// 4: after four front pages a sure title settles the front matter
-/// (`select::front_settled`), so the same settings read fewer pages.
-pub const RECORD_VERSION: u32 = 4;
+pub const RECORD_VERSION: u32 = 3;
 
 /// A 32-byte cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
