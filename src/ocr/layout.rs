@@ -39,6 +39,13 @@ pub const MIN_BODY_PAGE_LINES: usize = 16;
 const MAX_LINE_GAP: f32 = 1.0;
 /// Cells per inch of the grid ink is counted in.
 const CELLS_PER_INCH: f32 = 75.0;
+
+/// One cell of the layout's grid, in pixels at `dpi` (at least one): the
+/// margin [`mask`] paints around a block.
+fn cell_px(dpi: f32) -> u32 {
+    (dpi / CELLS_PER_INCH).round().max(1.0) as u32
+}
+
 /// Gaps in a row up to this many inches are smeared over (words of a
 /// line join; a column gutter, 0.15 inch and more, does not).
 const SMEAR_INCH: f32 = 0.1;
@@ -71,7 +78,7 @@ pub fn plan(img: &GrayImage, dpi: f32) -> Layout {
     } else {
         300.0
     };
-    let s = (dpi / CELLS_PER_INCH).round().max(1.0) as u32;
+    let s = cell_px(dpi);
     let (w, h) = (img.width() / s, img.height() / s);
     if w < 3 || h < 3 {
         return Layout::default();
@@ -166,7 +173,7 @@ pub fn plan(img: &GrayImage, dpi: f32) -> Layout {
 /// nothing of the page around it: a generated scanned book's running
 /// head and page number were lost that way.
 pub fn mask(img: &GrayImage, blocks: &[Block], dpi: f32) -> GrayImage {
-    let pad = (dpi / CELLS_PER_INCH).round().max(1.0) as u32;
+    let pad = cell_px(dpi);
     let paper = image::Luma([median_level(img)]);
     let mut out = img.clone();
     let (w, h) = out.dimensions();
@@ -200,7 +207,7 @@ fn median_level(img: &GrayImage) -> u8 {
 /// Whether [`mask`] paints over `line` (`x0, y0, x1, y1`): its centre
 /// stands in one of the painted rectangles.
 pub fn masked(blocks: &[Block], line: &[u32; 4], dpi: f32) -> bool {
-    let pad = (dpi / CELLS_PER_INCH).round().max(1.0) as u32;
+    let pad = cell_px(dpi);
     let (cx, cy) = ((line[0] + line[2]) / 2, (line[1] + line[3]) / 2);
     blocks.iter().any(|b| {
         (b.x0.saturating_sub(pad)..b.x1 + pad).contains(&cx)

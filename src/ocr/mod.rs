@@ -777,11 +777,8 @@ impl Crop {
         let y1 = (r[3] + pad).min(page.height());
         let (w, h) = (x1.saturating_sub(x0), y1.saturating_sub(y0));
         let mut image = GrayImage::from_pixel(w + 2 * margin, h + 2 * margin, image::Luma([255]));
-        for y in 0..h {
-            for x in 0..w {
-                image.put_pixel(x + margin, y + margin, *page.get_pixel(x0 + x, y0 + y));
-            }
-        }
+        let region = image::GenericImageView::view(page, x0, y0, w, h);
+        image::imageops::replace(&mut image, &*region, margin.into(), margin.into());
         Crop {
             image,
             dx: x0 as f32 - margin as f32,
