@@ -233,7 +233,8 @@ static DEDICATION: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
         r"(?x)^(?:for|to|para|pour|für|à|a|per|voor|dla|till|til|in\s+memory|in\s+memoriam)\s
         |(?i)^(?:for|to|para|pour|für)\s+(?:my|our|mi|mis|ma|mon|mes|meine[nm]?|the\s+memory)\b
-        |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b",
+        |(?i)^in\s+(?:loving\s+)?memor(?:y|iam)\b|(?i)^dedicated\s+to\b|(?i)^gewidmet\b
+        |^(?:For|To|Pour|À|Für)\s[^,]{1,40},\s+(?:who|whose|without\s+whom|qui|dont|sans\s+qui|die|der|ohne\s+die|ohne\s+den)\b",
     )
     .unwrap()
 });
@@ -479,6 +480,10 @@ mod tests {
             "for Aino",
             "para mi madre",
             "To my mother",
+            "For Hester, who waited",
+            "To Ilse and Bram, without whom",
+            "Pour Mireille, qui savait",
+            "Für Lene, die immer fragte",
             "Contents",
             "Chapter 1",
             "Index",
@@ -498,6 +503,8 @@ mod tests {
             "kite: An S4 Class",
             "Návod k QZTeXu",
             "An Introduction to Q",
+            "For Whom the Bell Tolls",
+            "To Market, to Market: Trade in the Baltic",
         ] {
             assert_eq!(title_penalty(t), Some(0.0), "{t}");
         }
