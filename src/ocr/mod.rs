@@ -292,6 +292,10 @@ pub fn junk_text(page: &PageText) -> bool {
         // that real text has plenty of; they count neither way.
         for token in line.text.split_whitespace().filter(|t| !is_leader(t)) {
             tokens += 1;
+            // A chart's row of glyphs in code order, whatever they are.
+            if in_code_order(token) {
+                continue;
+            }
             if is_garbled(token) {
                 garbled += 1;
             }
@@ -309,6 +313,32 @@ pub fn junk_text(page: &PageText) -> bool {
     odd as f32 > MAX_ODD_CHARS * visible as f32
         || garbled as f32 > MAX_GARBLED_WORDS * tokens as f32
 }
+
+/// A run of [`MIN_CODE_RUN`] or more characters each after the one before
+/// in code order (`"#$%&'()*+,`, a row of private-use glyphs): how a font's
+/// glyph chart or a code table sets its cells when they stand close enough
+/// to read as one word. Such a page's text layer is the chart, and OCR
+/// reads no more of it (the wild library's font samples had four such
+/// pages OCRed, 6.5 CPU-s of Tesseract for one two-page chart). Garbled
+/// prose repeats letters within a few characters, so its words are not in
+/// code order.
+fn in_code_order(token: &str) -> bool {
+    let mut n = 1;
+    let mut chars = token.chars();
+    let Some(mut last) = chars.next() else {
+        return false;
+    };
+    for c in chars {
+        if c <= last {
+            return false;
+        }
+        (last, n) = (c, n + 1);
+    }
+    n >= MIN_CODE_RUN
+}
+
+/// The shortest run [`in_code_order`] takes for a chart's row.
+const MIN_CODE_RUN: usize = 5;
 
 /// Dots and rules only: the leaders between a contents entry and its page.
 fn is_leader(token: &str) -> bool {
@@ -1471,6 +1501,14 @@ mod tests {
                 "Font Display for Clara",
                 "\u{e001} \u{e002} \u{e006} \u{e009} \u{e00b} \u{e00c} \u{e010}",
                 "\u{e011} \u{e012} \u{e016} \u{e019} \u{e01b} \u{e01c} \u{e020}",
+            ],
+            // The same chart where pdfium joins a row's cells into words.
+            &[
+                "Font Display for Clara",
+                "0000 ! \"#$%&'()*+, - . /",
+                "\u{e012}\u{e013}\u{e014}\u{e017}\u{e018}\u{e019}\u{e01a}\u{e040}",
+                "\u{e084}\u{e085}\u{e086}\u{e087} \u{e088}\u{e090}\u{e092}\u{e095}\u{e097}",
+                "\u{e0f7} \u{e0f8} \u{e0f9}\u{e0fa} \u{e0fb} \u{e10f}\u{e111}\u{e112}\u{e113}\u{e114}",
             ],
             // An index whose page numbers are private-use old-style figures.
             &[
