@@ -22,7 +22,8 @@
 
 use super::pattern::Pattern;
 use crate::extract::context::{self, Band, PageCtx, PageKind, Part};
-use crate::model::{Candidate, DocText, Field, Value};
+use crate::model::{Candidate, DocText, Field, Value, Via};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// Every `doi` candidate in the document's page text.
@@ -36,15 +37,18 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     for p in pages {
         for i in 0..p.len() {
-            let t = p.text(i);
-            for m in DOI_START.find_iter(t) {
-                let Some(raw) = read_doi(p, i, m.start()) else {
+            let t = match p.via() {
+                Via::Ocr => repair_ocr_line(p.text(i)),
+                _ => Cow::Borrowed(p.text(i)),
+            };
+            for m in DOI_START.find_iter(&t) {
+                let Some(raw) = read_doi(p, i, &t, m.start()) else {
                     continue;
                 };
                 let Some(doi) = normalize(&raw) else {
                     continue;
                 };
-                let (score, why) = score(p, i, m.start());
+                let (score, why) = score(p, i, &t, m.start());
                 context::keep_best(&mut out, Field::Doi, p, Value::Text(doi), score, why);
             }
         }
@@ -102,7 +106,7 @@ static DOI_FULL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^10\.\d{4,9
 /// Label right before the DOI on its line.
 static LABEL_BEFORE: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)(?:\bdoi\s*[:：]?|digital object identifier\s*:?|doi\.org/|dx\.doi\.org/)\s*$",
+        r"(?i)(?:\bdoi\s*[:：;]?|digital object identifier\s*:?|doi\.org/|dx\.doi\.org/)\s*$",
     )
     .unwrap()
 });
@@ -142,10 +146,63 @@ fn trim_trailing(s: &str) -> String {
     s
 }
 
-/// The DOI text starting at byte `at` of line `i`, joined with the start of
-/// the continuation line when the DOI is visibly cut at the line end.
-fn read_doi(p: &PageCtx, i: usize, at: usize) -> Option<String> {
-    let t = p.text(i);
+/// An OCR line that names a DOI, with what Tesseract does to one undone
+/// (each seen on scanned copyright pages, where a truncated DOI was
+/// reported before):
+/// - spaces next to a slash or before a dot (`https:/ /doi .org/10.59174
+///   /b55015-3`) are dropped;
+/// - a comma read for the dot after `10` (`10,57606/...`) is a dot;
+/// - a space read inside the DOI's digits, next to a narrow `1`
+///   (`10.69473/978 1990914447`, `wv.201 1.8981`), is dropped, but only
+///   when the pieces so joined are all that is left of the line, so that
+///   a DOI followed by other words keeps its end.
+///
+/// Lines that do not mention a DOI are returned as they are.
+fn repair_ocr_line(t: &str) -> Cow<'_, str> {
+    if !t.to_lowercase().contains("doi") {
+        return Cow::Borrowed(t);
+    }
+    let chars: Vec<char> = t.chars().collect();
+    let mut s = String::with_capacity(t.len());
+    for (k, &c) in chars.iter().enumerate() {
+        if c.is_whitespace() {
+            let prev = s.chars().last();
+            let next = chars[k + 1..].iter().find(|c| !c.is_whitespace());
+            if prev == Some('/') || matches!(next, Some('/' | '.')) {
+                continue;
+            }
+        }
+        s.push(c);
+    }
+    let s = COMMA_FOR_DOT.replace_all(&s, "${1}0.${2}").into_owned();
+    let Some(m) = DOI_START.find(&s) else {
+        return Cow::Owned(s);
+    };
+    let (head, rest) = s.split_at(m.start());
+    let pieces: Vec<&str> = rest.split_whitespace().collect();
+    let joinable = pieces.windows(2).all(|w| {
+        w[0].ends_with(|c: char| c.is_ascii_digit())
+            && w[1].starts_with(|c: char| c.is_ascii_digit())
+            && w[1]
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+    });
+    if pieces.len() > 1 && joinable {
+        Cow::Owned(format!("{head}{}", pieces.concat()))
+    } else {
+        Cow::Owned(s)
+    }
+}
+
+/// `10,` read for `10.` before a registrant: `${1}` is the `1`, `${2}` the
+/// registrant and its slash.
+static COMMA_FOR_DOT: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\b(1)[0O],([0-9]{4,9}/)").unwrap());
+
+/// The DOI text starting at byte `at` of line `i` (whose text, repaired
+/// for OCR, is `t`), joined with the start of the continuation line when
+/// the DOI is visibly cut at the line end.
+fn read_doi(p: &PageCtx, i: usize, t: &str, at: usize) -> Option<String> {
     let token = t[at..].split_whitespace().next()?;
     let mut doi = token.to_string();
     let at_end = t[at + token.len()..].trim().is_empty();
@@ -194,8 +251,7 @@ static CITE_BOX: LazyLock<Pattern> = LazyLock::new(|| {
         .unwrap()
 });
 
-fn score(p: &PageCtx, i: usize, at: usize) -> (f32, String) {
-    let t = p.text(i);
+fn score(p: &PageCtx, i: usize, t: &str, at: usize) -> (f32, String) {
     let prefix = &t[..at];
     let labelled = LABEL_BEFORE.is_match(prefix)
         || (prefix.trim().is_empty()
@@ -435,5 +491,40 @@ mod tests {
             ],
         ));
         assert_eq!(best(&run(&[p], 15)).unwrap().0, "10.61529/9781804662120");
+    }
+
+    /// What Tesseract does to a DOI on a scanned copyright page: spaces
+    /// by a narrow `1`, around slashes and dots, a comma for the dot.
+    #[test]
+    fn ocr_doi_spaces_and_comma_repaired() {
+        for (line, want) in [
+            ("doi: 10.64713/978 1990914474", "10.64713/9781990914474"),
+            ("doi; 10.58009/qx.201 1.8891", "10.58009/qx.2011.8891"),
+            ("doi:10.61799/b61 116-9", "10.61799/b61116-9"),
+            ("https:/ /doi .org/10.57194 /b50515-3", "10.57194/b50515-3"),
+            ("DOI: 10,66781/97839923 12153", "10.66781/9783992312153"),
+        ] {
+            let p = ocr(body(
+                2,
+                100.0,
+                &["All rights reserved.", "ISBN 978-1-80466-211-3", line],
+            ));
+            let (v, s) = best(&run(&[p], 15)).unwrap();
+            assert_eq!(v, want, "{line}");
+            assert!(s >= 0.5, "{line}: {s}");
+        }
+    }
+
+    /// Only the pieces that end the line are joined, and only on OCR pages.
+    #[test]
+    fn doi_pieces_before_other_words_or_in_born_text_stay_apart() {
+        let lines = [
+            "All rights reserved.",
+            "DOI 10.64713/978 19 printed in Wales",
+        ];
+        let c = run(&[ocr(body(2, 100.0, &lines))], 15);
+        assert_eq!(best(&c).unwrap().0, "10.64713/978");
+        let c = run(&[body(2, 100.0, &["DOI 10.64713/978 1990914474"])], 15);
+        assert_eq!(best(&c).unwrap().0, "10.64713/978");
     }
 }
