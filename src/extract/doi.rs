@@ -168,14 +168,22 @@ fn repair_ocr_line(t: &str) -> Cow<'_, str> {
         if c.is_whitespace() {
             let prev = s.chars().last();
             let next = chars[k + 1..].iter().find(|c| !c.is_whitespace());
-            if prev == Some('/') || matches!(next, Some('/' | '.')) {
+            // A dot after a space is the DOI's when the DOI goes on
+            // after it (`doi .org`); a sentence's full stop stays apart.
+            let dot_inside = next == Some(&'.')
+                && chars[k + 1..]
+                    .iter()
+                    .skip_while(|c| c.is_whitespace())
+                    .nth(1)
+                    .is_some_and(|c| c.is_alphanumeric());
+            if prev == Some('/') || next == Some(&'/') || dot_inside {
                 continue;
             }
         }
         s.push(c);
     }
     let s = COMMA_FOR_DOT.replace_all(&s, "${1}0.${2}").into_owned();
-    let Some(m) = DOI_START.find(&s) else {
+    let Some(m) = OCR_DOI_HEAD.find(&s) else {
         return Cow::Owned(s);
     };
     let (head, rest) = s.split_at(m.start());
@@ -185,7 +193,7 @@ fn repair_ocr_line(t: &str) -> Cow<'_, str> {
             && w[1].starts_with(|c: char| c.is_ascii_digit())
             && w[1]
                 .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '/'))
     });
     if pieces.len() > 1 && joinable {
         Cow::Owned(format!("{head}{}", pieces.concat()))
@@ -194,10 +202,15 @@ fn repair_ocr_line(t: &str) -> Cow<'_, str> {
     }
 }
 
-/// `10,` read for `10.` before a registrant: `${1}` is the `1`, `${2}` the
-/// registrant and its slash.
+/// `10,` or `10 ` read for `10.` before a registrant: `${1}` is the `1`,
+/// `${2}` the registrant and its slash.
 static COMMA_FOR_DOT: LazyLock<Pattern> =
-    LazyLock::new(|| Pattern::new(r"\b(1)[0O],([0-9]{4,9}/)").unwrap());
+    LazyLock::new(|| Pattern::new(r"\b(1)[0O](?:,|\s+)([0-9]{4,9}/)").unwrap());
+
+/// Where a DOI starts on an OCR line, its registrant possibly cut by a
+/// space (`10.5778 1/...`).
+static OCR_DOI_HEAD: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\b1[0O]\.[0-9]{1,9}[\s/]").unwrap());
 
 /// The DOI text starting at byte `at` of line `i` (whose text, repaired
 /// for OCR, is `t`), joined with the start of the continuation line when
@@ -503,6 +516,11 @@ mod tests {
             ("doi:10.61799/b61 116-9", "10.61799/b61116-9"),
             ("https:/ /doi .org/10.57194 /b50515-3", "10.57194/b50515-3"),
             ("DOI: 10,66781/97839923 12153", "10.66781/9783992312153"),
+            (
+                "https://doi.org/10.5787 1/9780998354 213",
+                "10.57871/9780998354213",
+            ),
+            ("doi:10 63725 /9782990114808", "10.63725/9782990114808"),
         ] {
             let p = ocr(body(
                 2,
@@ -524,6 +542,11 @@ mod tests {
         ];
         let c = run(&[ocr(body(2, 100.0, &lines))], 15);
         assert_eq!(best(&c).unwrap().0, "10.64713/978");
+        // A full stop after the DOI stays a full stop: the printer's key
+        // on the next line is not the DOI's end.
+        let lines = ["https://doi.org/10.58155/b18313-9 .", "13579108642"];
+        let c = run(&[ocr(body(2, 100.0, &lines))], 15);
+        assert_eq!(best(&c).unwrap().0, "10.58155/b18313-9");
         let c = run(&[body(2, 100.0, &["DOI 10.64713/978 1990914474"])], 15);
         assert_eq!(best(&c).unwrap().0, "10.64713/978");
     }
