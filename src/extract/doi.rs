@@ -149,13 +149,18 @@ fn trim_trailing(s: &str) -> String {
 /// An OCR line that names a DOI, with what Tesseract does to one undone
 /// (each seen on scanned copyright pages, where a truncated DOI was
 /// reported before):
-/// - spaces next to a slash or before a dot (`https:/ /doi .org/10.59174
-///   /b55015-3`) are dropped;
-/// - a comma read for the dot after `10` (`10,57606/...`) is a dot;
+/// - spaces next to a slash, and before a dot that the DOI goes on after
+///   (`https:/ /doi .org/10.59174 /b55015-3`), are dropped; a full stop
+///   after the DOI stays apart, so that the line below (a printer's key)
+///   is not taken for the DOI's end;
+/// - a comma read for the dot after `10`, or no dot (`10,57606/...`,
+///   `10 67325/...`), is a dot;
 /// - a space read inside the DOI's digits, next to a narrow `1`
-///   (`10.69473/978 1990914447`, `wv.201 1.8981`), is dropped, but only
-///   when the pieces so joined are all that is left of the line, so that
-///   a DOI followed by other words keeps its end.
+///   (`10.69473/978 1990914447`, `wv.201 1.8981`, `10.5778 1/...`), is
+///   dropped, but only when the pieces so joined are all that is left of
+///   the line, so that a DOI followed by other words keeps its end.
+///
+/// (`doi;`, the colon read as a semicolon, is a label for every page.)
 ///
 /// Lines that do not mention a DOI are returned as they are.
 fn repair_ocr_line(t: &str) -> Cow<'_, str> {
