@@ -173,13 +173,13 @@ pub fn plan(img: &GrayImage, dpi: f32) -> Layout {
 /// nothing of the page around it: a generated scanned book's running
 /// head and page number were lost that way.
 pub fn mask(img: &GrayImage, blocks: &[Block], dpi: f32) -> GrayImage {
-    let pad = cell_px(dpi);
-    let paper = image::Luma([median_level(img)]);
+    let paper = image::Luma([median_level(&histogram(img))]);
     let mut out = img.clone();
     let (w, h) = out.dimensions();
     for b in blocks {
-        for y in b.y0.saturating_sub(pad)..(b.y1 + pad).min(h) {
-            for x in b.x0.saturating_sub(pad)..(b.x1 + pad).min(w) {
+        let [x0, y0, x1, y1] = painted(b, dpi);
+        for y in y0..y1.min(h) {
+            for x in x0..x1.min(w) {
                 out.put_pixel(x, y, paper);
             }
         }
@@ -187,13 +187,30 @@ pub fn mask(img: &GrayImage, blocks: &[Block], dpi: f32) -> GrayImage {
     out
 }
 
-/// The median gray level of `img`: its paper's, on a page of text.
-fn median_level(img: &GrayImage) -> u8 {
+/// The rectangle [`mask`] paints for `b` (`x0, y0, x1, y1`, end
+/// exclusive, not clipped to the image): the block and one cell around it.
+fn painted(b: &Block, dpi: f32) -> [u32; 4] {
+    let pad = cell_px(dpi);
+    [
+        b.x0.saturating_sub(pad),
+        b.y0.saturating_sub(pad),
+        b.x1 + pad,
+        b.y1 + pad,
+    ]
+}
+
+/// How many pixels of `img` have each gray level.
+fn histogram(img: &GrayImage) -> [u64; 256] {
     let mut hist = [0u64; 256];
     for &v in img.as_raw() {
         hist[v as usize] += 1;
     }
-    let half = img.as_raw().len() as u64 / 2;
+    hist
+}
+
+/// The median level of a [`histogram`]: the paper's, on a page of text.
+fn median_level(hist: &[u64; 256]) -> u8 {
+    let half = hist.iter().sum::<u64>() / 2;
     let mut seen = 0;
     for (level, n) in hist.iter().enumerate() {
         seen += n;
@@ -207,20 +224,16 @@ fn median_level(img: &GrayImage) -> u8 {
 /// Whether [`mask`] paints over `line` (`x0, y0, x1, y1`): its centre
 /// stands in one of the painted rectangles.
 pub fn masked(blocks: &[Block], line: &[u32; 4], dpi: f32) -> bool {
-    let pad = cell_px(dpi);
     let (cx, cy) = ((line[0] + line[2]) / 2, (line[1] + line[3]) / 2);
     blocks.iter().any(|b| {
-        (b.x0.saturating_sub(pad)..b.x1 + pad).contains(&cx)
-            && (b.y0.saturating_sub(pad)..b.y1 + pad).contains(&cy)
+        let [x0, y0, x1, y1] = painted(b, dpi);
+        (x0..x1).contains(&cx) && (y0..y1).contains(&cy)
     })
 }
 
 /// Otsu's threshold of the image's gray levels: at or below it is ink.
 fn otsu(img: &GrayImage) -> u8 {
-    let mut hist = [0u64; 256];
-    for &v in img.as_raw() {
-        hist[v as usize] += 1;
-    }
+    let hist = histogram(img);
     let total: u64 = hist.iter().sum();
     let sum_all: f64 = hist
         .iter()
