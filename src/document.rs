@@ -14,6 +14,7 @@
 use crate::cache::{Cache, Tree, keys};
 use crate::extract;
 use crate::model::{DocHash, DocInfo, DocResult, DocText, Field, PageText, PagesRead};
+use crate::ocr::Matter;
 use crate::progress::Reporter;
 use crate::report::{Got, StageOutcome, VisionGot};
 use crate::select;
@@ -237,6 +238,7 @@ pub fn process(
             ctx,
             hash,
             &batch,
+            Matter::Front,
             &mut pdf,
             &ocr_budget,
             diagnostics,
@@ -279,6 +281,7 @@ pub fn process(
             ctx,
             hash,
             &back,
+            Matter::Back,
             &mut pdf,
             &ocr_budget,
             diagnostics,
@@ -341,6 +344,7 @@ fn read_matter(
     ctx: &Context,
     hash: &DocHash,
     indices: &[u32],
+    matter: Matter,
     pdf: &mut LazySession,
     ocr_budget: &OcrBudget,
     diagnostics: Option<&Path>,
@@ -353,7 +357,7 @@ fn read_matter(
         ctx,
         hash,
         &mut pages,
-        Pass::First(&mut partial),
+        Pass::First(&mut partial, matter),
         pdf,
         ocr_budget,
         diagnostics,
@@ -421,8 +425,10 @@ impl OcrBudget {
 /// Which OCR reading [`ocr_where_needed`] does.
 enum Pass<'p> {
     /// Pages without a usable text layer, read without their body blocks
-    /// (`ocr::ocr_page_first`); the pages left partial are added to the list.
-    First(&'p mut Vec<u32>),
+    /// (`ocr::ocr_page_first`, or for back matter without the paragraphs
+    /// of pages full of text); the pages left partial are added to the
+    /// list.
+    First(&'p mut Vec<u32>, Matter),
     /// The listed pages (0-based), read whole; the list is emptied of the
     /// pages found in `pages`.
     Whole(&'p mut Vec<u32>),
@@ -448,7 +454,11 @@ fn ocr_where_needed(
 ) -> Result<()> {
     let s = ctx.settings;
     let opts = crate::ocr::OcrOptions::from_settings(s);
-    let first = matches!(pass, Pass::First(_));
+    let reading = match pass {
+        Pass::First(_, Matter::Front) => crate::ocr::Reading::First,
+        Pass::First(_, Matter::Back) => crate::ocr::Reading::FirstBack,
+        Pass::Whole(_) => crate::ocr::Reading::Whole,
+    };
     let mut todo = Vec::new();
     for (slot, page) in pages.iter_mut().enumerate() {
         let key_args = (
@@ -459,12 +469,13 @@ fn ocr_where_needed(
             ctx.versions.ocr,
         );
         match &mut pass {
-            Pass::First(partial) => {
+            Pass::First(partial, matter) => {
                 if !crate::ocr::needs_ocr(page) {
                     continue;
                 }
-                let key =
-                    keys::ocr_first_key(key_args.0, key_args.1, key_args.2, key_args.3, key_args.4);
+                let key = keys::ocr_first_key(
+                    key_args.0, key_args.1, key_args.2, key_args.3, key_args.4, *matter,
+                );
                 let cached = ctx.cache.get::<crate::ocr::FirstReading>(Tree::Ocr, &key);
                 if let Some(cached) = cached {
                     work.push(StageOutcome::Ocr(Got::Cached));
@@ -500,11 +511,6 @@ fn ocr_where_needed(
     // tesseract process a batch (`ocr::BATCH_PAGES`: the model is loaded
     // once a batch, not once a page); the bounded channel keeps at most a
     // few batches in memory.
-    let reading = if first {
-        crate::ocr::Reading::First
-    } else {
-        crate::ocr::Reading::Whole
-    };
     let per_batch = {
         let batches = todo.len().div_ceil(crate::ocr::BATCH_PAGES);
         todo.len().div_ceil(batches.max(1))
@@ -530,7 +536,7 @@ fn ocr_where_needed(
                         let result = result.map(|mut read| {
                             read.page.image_ratio = p.image_ratio;
                             read.page.image = p.image;
-                            if first {
+                            if reading != crate::ocr::Reading::Whole {
                                 ctx.cache.put(Tree::Ocr, key, &read);
                             } else {
                                 ctx.cache.put(Tree::Ocr, key, &read.page);
@@ -590,7 +596,7 @@ fn ocr_where_needed(
         match result {
             Ok(read) => {
                 work.push(StageOutcome::Ocr(Got::Computed));
-                if let (Pass::First(partial), true) = (&mut pass, read.partial) {
+                if let (Pass::First(partial, _), true) = (&mut pass, read.partial) {
                     partial.push(read.page.index);
                 }
                 pages[slot] = read.page;

@@ -128,15 +128,21 @@ pub fn ocr_key(
 }
 
 /// First OCR reading of one page (`ocr::ocr_page_first`: the page without
-/// its body blocks): the same inputs as [`ocr_key`], another domain.
+/// its body blocks) for `matter`: the same inputs as [`ocr_key`], another
+/// domain for each matter (a back-matter reading leaves out more).
 pub fn ocr_first_key(
     hash: &DocHash,
     index: u32,
     settings: &Settings,
     engine: &str,
     ocr_version: u32,
+    matter: crate::ocr::Matter,
 ) -> Key {
-    ocr_key_in("ocr-first", hash, index, settings, engine, ocr_version)
+    let domain = match matter {
+        crate::ocr::Matter::Front => "ocr-first",
+        crate::ocr::Matter::Back => "ocr-first-back",
+    };
+    ocr_key_in(domain, hash, index, settings, engine, ocr_version)
 }
 
 fn ocr_key_in(

@@ -158,6 +158,7 @@ use std::time::Duration;
 
 pub use engine::TesseractMissing;
 pub use engine::version as engine_version;
+pub use layout::Matter;
 pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
 
 /// Version of this stage's results. Bump when an input or the stored
@@ -491,6 +492,10 @@ pub fn ocr_page_first(
 pub enum Reading {
     /// [`ocr_page_first`]: without the body blocks.
     First,
+    /// The first reading of a back-matter page: without the body blocks,
+    /// and on a page full of text without any of its paragraphs
+    /// (`layout::Matter::Back`).
+    FirstBack,
     /// [`ocr_page`]: the whole page.
     Whole,
 }
@@ -576,19 +581,21 @@ pub fn prepare(
         return Ok(prepared);
     }
     let dpi = prepared.image.height() as f32 * 72.0 / page_h_pt;
-    let layout = layout::plan(&prepared.image, dpi);
-    // The body blocks are Tesseract's to read only in a whole reading.
-    let body: &[layout::Block] = match reading {
-        Reading::First => &[],
-        Reading::Whole => &layout.rest,
+    let matter = match reading {
+        Reading::FirstBack => layout::Matter::Back,
+        Reading::First | Reading::Whole => layout::Matter::Front,
     };
+    let layout = layout::plan(&prepared.image, dpi, matter);
+    // The body blocks are Tesseract's to read only in a whole reading.
+    let first = reading != Reading::Whole;
+    let body: &[layout::Block] = if first { &[] } else { &layout.rest };
     let mut ink_lines: Vec<[u32; 4]> = layout
         .first
         .iter()
         .chain(body)
         .flat_map(|b| b.lines.iter().copied())
         .collect();
-    if reading == Reading::First && !layout.rest.is_empty() {
+    if first && !layout.rest.is_empty() {
         // The page keeps its shape: each body line left unread stands
         // as an empty line of its place and size, so that what the
         // finders and the ranker measure about a page (how many lines
@@ -1234,7 +1241,9 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &(img, w, h, reading))| match reading {
-                Reading::First => ocr_page_first(img, w, h, i as u32, &opts).unwrap(),
+                Reading::First | Reading::FirstBack => {
+                    ocr_page_first(img, w, h, i as u32, &opts).unwrap()
+                }
                 Reading::Whole => FirstReading {
                     page: ocr_page(img, w, h, i as u32, &opts).unwrap(),
                     partial: false,
