@@ -554,24 +554,34 @@ mod tests {
         assert!(first_lines.clone().all(|l| !masked(&layout.rest, l, 200.0)));
     }
 
+    /// A page of four blocks of 3, 5, 2 and 4 lines `len` wide, from `top`
+    /// down, `gap` apart: a copyright page.
+    fn short_blocks(top: u32, len: u32, gap: u32) -> GrayImage {
+        let mut img = GrayImage::from_pixel(1700, 2200, image::Luma([250]));
+        let mut y = top;
+        for n in [3, 5, 2, 4] {
+            for _ in 0..n {
+                line(&mut img, 200, y, len, 24);
+                y += 32;
+            }
+            y += gap;
+        }
+        img
+    }
+
+    /// Nothing of the page is left out, and its `lines` lines are read.
+    fn assert_read_whole(layout: &Layout, lines: usize) {
+        assert!(layout.rest.is_empty(), "{layout:?}");
+        let read: usize = layout.first.iter().map(|b| b.lines.len()).sum();
+        assert_eq!(read, lines, "{layout:?}");
+    }
+
     #[test]
     fn a_page_of_short_blocks_is_read_whole() {
         // A copyright page: blocks of 2-5 lines.
-        let mut img = GrayImage::from_pixel(1700, 2200, image::Luma([250]));
-        let mut y = 900;
-        for n in [3, 5, 2, 4] {
-            for _ in 0..n {
-                line(&mut img, 200, y, 700, 24);
-                y += 32;
-            }
-            y += 80;
-        }
+        let img = short_blocks(900, 700, 80);
         let layout = plan(&img, 200.0, Matter::Front);
-        assert!(layout.rest.is_empty(), "{layout:?}");
-        assert_eq!(
-            layout.first.iter().map(|b| b.lines.len()).sum::<usize>(),
-            14
-        );
+        assert_read_whole(&layout, 14);
         // Ten full lines of body text are not enough to leave out.
         let mut img = GrayImage::from_pixel(1700, 2200, image::Luma([250]));
         for i in 0..10 {
@@ -647,20 +657,8 @@ mod tests {
     fn back_matter_reads_an_imprint_page_whole() {
         // A copyright page in the back: 14 lines in four blocks in the
         // lower half cover too little of the page to be full of text.
-        let mut img = GrayImage::from_pixel(1700, 2200, image::Luma([250]));
-        let mut y = 1200;
-        for n in [3, 5, 2, 4] {
-            for _ in 0..n {
-                line(&mut img, 200, y, 1200, 24);
-                y += 32;
-            }
-            y += 60;
-        }
+        let img = short_blocks(1200, 1200, 60);
         let layout = plan(&img, 200.0, Matter::Back);
-        assert!(layout.rest.is_empty(), "{layout:?}");
-        assert_eq!(
-            layout.first.iter().map(|b| b.lines.len()).sum::<usize>(),
-            14
-        );
+        assert_read_whole(&layout, 14);
     }
 }
