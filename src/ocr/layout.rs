@@ -18,6 +18,7 @@
 //! height and less than a line apart are a block. A block is body text
 //! when it has at least [`MIN_BODY_LINES`] lines of the page's usual line
 //! height (the width-weighted median), most of them as wide as the block.
+//! Back matter leaves out more of a page full of text ([`Matter::Back`]).
 
 use image::GrayImage;
 
@@ -81,8 +82,9 @@ pub enum Matter {
     /// not on pages full of text: on a page whose lines of the usual size
     /// cover at least [`TEXT_PAGE_COVER`] of its height (body text,
     /// indexes, reference lists, notes), every block of two or more such
-    /// lines, whatever their width. One-line blocks, headings and lines of
-    /// other sizes are still read.
+    /// lines, whatever their width. One-line blocks, headings, lines of
+    /// other sizes and the page's furniture (see `keep_page_edges`) are
+    /// still read; other pages as in front matter.
     Back,
 }
 
