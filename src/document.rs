@@ -455,8 +455,7 @@ fn ocr_where_needed(
     let s = ctx.settings;
     let opts = crate::ocr::OcrOptions::from_settings(s);
     let reading = match pass {
-        Pass::First(_, Matter::Front) => crate::ocr::Reading::First,
-        Pass::First(_, Matter::Back) => crate::ocr::Reading::FirstBack,
+        Pass::First(_, matter) => crate::ocr::Reading::First(matter),
         Pass::Whole(_) => crate::ocr::Reading::Whole,
     };
     let mut todo = Vec::new();

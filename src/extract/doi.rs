@@ -164,7 +164,11 @@ fn trim_trailing(s: &str) -> String {
 ///
 /// Lines that do not mention a DOI are returned as they are.
 fn repair_ocr_line(t: &str) -> Cow<'_, str> {
-    if !t.to_lowercase().contains("doi") {
+    if !t
+        .as_bytes()
+        .windows(3)
+        .any(|w| w.eq_ignore_ascii_case(b"doi"))
+    {
         return Cow::Borrowed(t);
     }
     let chars: Vec<char> = t.chars().collect();

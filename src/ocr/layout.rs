@@ -234,34 +234,24 @@ fn keep_page_edges(layout: &mut Layout) {
             .take_while(|l| l[3] == bottom || narrow(l))
             .count();
         kept.extend(lines.drain(lines.len() - foot..));
-        block.lines = lines;
-        block.fit();
+        *block = Block::of_lines(lines);
     }
     layout.rest.retain(|b| !b.lines.is_empty());
-    layout.first.extend(kept.into_iter().map(|line| {
-        let mut b = Block {
-            x0: 0,
-            y0: 0,
-            x1: 0,
-            y1: 0,
-            lines: vec![line],
-        };
-        b.fit();
-        b
-    }));
+    layout
+        .first
+        .extend(kept.into_iter().map(|line| Block::of_lines(vec![line])));
 }
 
 impl Block {
-    /// Sets the block's rectangle to the box of its lines.
-    fn fit(&mut self) {
-        let l = &self.lines;
-        if let (Some(x0), Some(y0), Some(x1), Some(y1)) = (
-            l.iter().map(|l| l[0]).min(),
-            l.iter().map(|l| l[1]).min(),
-            l.iter().map(|l| l[2]).max(),
-            l.iter().map(|l| l[3]).max(),
-        ) {
-            (self.x0, self.y0, self.x1, self.y1) = (x0, y0, x1, y1);
+    /// The block of `lines`, its rectangle their box (empty for none).
+    fn of_lines(lines: Vec<[u32; 4]>) -> Block {
+        let edge = |k: usize| lines.iter().map(move |l| l[k]);
+        Block {
+            x0: edge(0).min().unwrap_or(0),
+            y0: edge(1).min().unwrap_or(0),
+            x1: edge(2).max().unwrap_or(0),
+            y1: edge(3).max().unwrap_or(0),
+            lines,
         }
     }
 }

@@ -483,19 +483,22 @@ pub fn ocr_page_first(
     index: u32,
     opts: &OcrOptions,
 ) -> Result<FirstReading> {
-    let page = prepare(image.clone(), page_w_pt, page_h_pt, index, Reading::First)?;
+    let page = prepare(
+        image.clone(),
+        page_w_pt,
+        page_h_pt,
+        index,
+        Reading::First(Matter::Front),
+    )?;
     one(page, opts)
 }
 
 /// Which reading [`prepare`] sets a page up for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reading {
-    /// [`ocr_page_first`]: without the body blocks.
-    First,
-    /// The first reading of a back-matter page: without the body blocks,
-    /// and on a page full of text without any of its paragraphs
-    /// (`layout::Matter::Back`).
-    FirstBack,
+    /// [`ocr_page_first`]: without the body blocks; for back matter, on a
+    /// page full of text, without any of its paragraphs ([`Matter::Back`]).
+    First(Matter),
     /// [`ocr_page`]: the whole page.
     Whole,
 }
@@ -582,8 +585,8 @@ pub fn prepare(
     }
     let dpi = prepared.image.height() as f32 * 72.0 / page_h_pt;
     let matter = match reading {
-        Reading::FirstBack => layout::Matter::Back,
-        Reading::First | Reading::Whole => layout::Matter::Front,
+        Reading::First(matter) => matter,
+        Reading::Whole => Matter::Front,
     };
     let layout = layout::plan(&prepared.image, dpi, matter);
     // The body blocks are Tesseract's to read only in a whole reading.
@@ -1233,17 +1236,15 @@ mod tests {
         let pages: Vec<(&GrayImage, f32, f32, Reading)> = vec![
             (&odd, ow, oh, Reading::Whole),
             (&empty, 100.0, 100.0, Reading::Whole),
-            (&paper, 360.0, 540.0, Reading::First),
+            (&paper, 360.0, 540.0, Reading::First(Matter::Front)),
             (&blank, 336.0, 432.0, Reading::Whole),
-            (&scan, sw, sh, Reading::First),
+            (&scan, sw, sh, Reading::First(Matter::Front)),
         ];
         let alone: Vec<FirstReading> = pages
             .iter()
             .enumerate()
             .map(|(i, &(img, w, h, reading))| match reading {
-                Reading::First | Reading::FirstBack => {
-                    ocr_page_first(img, w, h, i as u32, &opts).unwrap()
-                }
+                Reading::First(_) => ocr_page_first(img, w, h, i as u32, &opts).unwrap(),
                 Reading::Whole => FirstReading {
                     page: ocr_page(img, w, h, i as u32, &opts).unwrap(),
                     partial: false,
