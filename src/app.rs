@@ -66,6 +66,10 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         crate::inspect::worker::serve_stdio()?;
         return Ok(ExitStatus::Success);
     }
+    if command == Command::OcrServer {
+        crate::ocr::server::serve_stdio()?;
+        return Ok(ExitStatus::Success);
+    }
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let (project, settings, provenance) = crate::project::load(&cli, &cwd)?;
     let mut opts = RunOptions::from_cli(&cli);
@@ -107,7 +111,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         Ok(None) => {}
     }
     match command {
-        Command::Worker | Command::Config => unreachable!("handled above"),
+        Command::Worker | Command::OcrServer | Command::Config => unreachable!("handled above"),
         Command::Merge {
             group,
             run_group: asked,

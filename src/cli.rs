@@ -109,6 +109,10 @@ pub enum Command {
     /// Internal: a pdfium worker process speaking postcard on stdin/stdout.
     #[command(hide = true)]
     Worker,
+    /// Internal: an OCR server process (libtesseract) speaking postcard on
+    /// stdin/stdout.
+    #[command(hide = true)]
+    OcrServer,
 }
 
 /// `colophon cache ...`
@@ -358,6 +362,10 @@ mod tests {
             })
         );
         assert_eq!(parse(&["worker"]).unwrap().command, Some(Command::Worker));
+        assert_eq!(
+            parse(&["ocr-server"]).unwrap().command,
+            Some(Command::OcrServer)
+        );
     }
 
     #[test]
@@ -415,6 +423,7 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("vlm-check"), "{help}");
         assert!(!help.contains("worker"), "{help}");
+        assert!(!help.contains("ocr-server"), "{help}");
     }
 
     #[test]

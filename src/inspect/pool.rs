@@ -363,7 +363,7 @@ fn kill(w: &mut Worker) {
 /// Reads the handshake, then frames, from a worker's stdout.
 fn read_loop(stdout: std::process::ChildStdout, tx: Sender<Msg>) {
     let mut rd = BufReader::new(stdout);
-    if let Err(why) = await_handshake(&mut rd) {
+    if let Err(why) = await_handshake(&mut rd, HANDSHAKE) {
         let _ = tx.send(Msg::Broken(why));
         return;
     }
@@ -385,7 +385,7 @@ fn read_loop(stdout: std::process::ChildStdout, tx: Sender<Msg>) {
 
 /// Skips anything a wrapper printed before the handshake (a test harness
 /// prints a line), up to 64 KiB.
-fn await_handshake<R: Read>(rd: &mut R) -> Result<(), String> {
+pub(crate) fn await_handshake<R: Read>(rd: &mut R, want: &[u8]) -> Result<(), String> {
     let mut seen = Vec::new();
     let mut byte = [0u8; 1];
     while seen.len() < 64 * 1024 {
@@ -393,7 +393,7 @@ fn await_handshake<R: Read>(rd: &mut R) -> Result<(), String> {
             Ok(0) => return Err("it exited before the handshake".into()),
             Ok(_) => {
                 seen.push(byte[0]);
-                if seen.ends_with(HANDSHAKE) {
+                if seen.ends_with(want) {
                     return Ok(());
                 }
             }

@@ -157,7 +157,7 @@ pub fn serve_stdio() -> anyhow::Result<()> {
 
 /// Duplicates fd 1 for the frames and points fd 1 at stderr, so stray
 /// prints from any library cannot corrupt the protocol.
-fn private_stdout() -> anyhow::Result<std::fs::File> {
+pub(crate) fn private_stdout() -> anyhow::Result<std::fs::File> {
     use std::os::fd::FromRawFd;
     io::stdout().flush()?;
     // SAFETY: plain fd syscalls; the duplicate is owned by the File below.

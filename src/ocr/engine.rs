@@ -67,12 +67,33 @@ pub enum Psm {
 }
 
 impl Psm {
-    fn arg(self) -> &'static str {
+    pub(super) fn number(self) -> u8 {
         match self {
-            Psm::Auto => "3",
-            Psm::Block => "6",
+            Psm::Auto => 3,
+            Psm::Block => 6,
         }
     }
+}
+
+/// Runs `f` (which waits on the child `pid`'s pipes) and SIGKILLs the
+/// child if `f` has not returned after `timeout`; returns `f`'s result and
+/// whether the kill was sent. The caller reaps the child only after this
+/// returns, so its pid cannot have been reused when the kill is sent.
+pub(super) fn kill_after<T>(pid: u32, timeout: Duration, f: impl FnOnce() -> T) -> (T, bool) {
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let watchdog = s.spawn(move || match done_rx.recv_timeout(timeout) {
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                // SAFETY: plain kill(2) on the caller's unreaped child.
+                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+                true
+            }
+            _ => false,
+        });
+        let out = f();
+        let _ = done_tx.send(());
+        (out, watchdog.join().unwrap_or(false))
+    })
 }
 
 /// Recognises several page images in one tesseract process and returns
@@ -100,14 +121,33 @@ fn run_pages_in(
 ) -> Result<String> {
     check_languages(languages)?;
     let image = write_image(dir, pages)?;
+    let dpi = match pages {
+        [(_, dpi)] => Some(*dpi),
+        _ => None,
+    };
+    match super::server::read(image.path(), psm, dpi, languages, timeout) {
+        Some(read) => read,
+        None => run_program(image.path(), dpi, psm, languages, timeout),
+    }
+}
+
+/// Reads the image file `image` with one run of the `tesseract` program:
+/// the route when no OCR server can run (see `server`).
+fn run_program(
+    image: &Path,
+    dpi: Option<u32>,
+    psm: Psm,
+    languages: &str,
+    timeout: Duration,
+) -> Result<String> {
     let mut command = Command::new(PROGRAM);
     crate::inspect::pool::die_with_spawning_thread(&mut command);
-    command.arg(image.path()).arg("stdout");
-    if let [(_, dpi)] = pages {
+    command.arg(image).arg("stdout");
+    if let Some(dpi) = dpi {
         command.arg("--dpi").arg(dpi.to_string());
     }
     let mut child = command
-        .args(["--psm", psm.arg(), "-l", languages, "hocr"])
+        .args(["--psm", &psm.number().to_string(), "-l", languages, "hocr"])
         // One thread per tesseract: the caller runs one page per core, and
         // OpenMP threads on top of that made two jobs ~4x slower.
         .env("OMP_THREAD_LIMIT", "1")
@@ -120,38 +160,23 @@ fn run_pages_in(
             _ => anyhow::Error::new(e).context(format!("starting {PROGRAM}")),
         })?;
 
-    let pid = child.id();
     let mut stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-
-    let (out, err, timed_out) = std::thread::scope(|s| {
-        let err = s.spawn(move || {
-            let mut e = Vec::new();
-            let _ = stderr.read_to_end(&mut e);
-            e
-        });
-        // Watchdog: the child is only reaped after this thread is joined,
-        // so its pid cannot have been reused when the kill is sent.
-        let watchdog = s.spawn(move || match done_rx.recv_timeout(timeout) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                // SAFETY: plain kill(2) on our own unreaped child.
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-                true
-            }
-            _ => false,
-        });
-        let mut out = Vec::new();
-        let read = stdout.read_to_end(&mut out);
-        let err = err.join().unwrap_or_default();
-        let _ = done_tx.send(());
-        let timed_out = watchdog.join().unwrap_or(false);
-        (read.map(|_| out), err, timed_out)
+    let ((out, err), timed_out) = kill_after(child.id(), timeout, || {
+        std::thread::scope(|s| {
+            let err = s.spawn(move || {
+                let mut e = Vec::new();
+                let _ = stderr.read_to_end(&mut e);
+                e
+            });
+            let mut out = Vec::new();
+            let read = stdout.read_to_end(&mut out).map(|_| out);
+            (read, err.join().unwrap_or_default())
+        })
     });
     let status = child
         .wait()
         .with_context(|| format!("waiting for {PROGRAM}"))?;
-    drop(image);
     if timed_out {
         return Err(anyhow::Error::new(TimedOut {
             secs: timeout.as_secs_f64(),
@@ -172,8 +197,8 @@ fn run_pages_in(
 /// multi-page TIFF, each page carrying its own resolution. The file's path
 /// is absolute, so it cannot read as an option on tesseract's command line.
 fn write_image(dir: &Path, pages: &[(&GrayImage, u32)]) -> Result<tempfile::NamedTempFile> {
-    let dir = std::path::absolute(dir)
-        .with_context(|| format!("temporary folder {}", dir.display()))?;
+    let dir =
+        std::path::absolute(dir).with_context(|| format!("temporary folder {}", dir.display()))?;
     let suffix = if pages.len() == 1 { ".bmp" } else { ".tif" };
     let mut file = tempfile::Builder::new()
         .prefix("colophon-ocr-")
@@ -398,6 +423,48 @@ mod tests {
         let err = run_pages_in(dir.path(), &one, Psm::Auto, "eng", Duration::from_millis(1));
         assert!(format!("{:#}", err.unwrap_err()).contains("longer than"));
         assert_eq!(left(), 0, "after a timeout");
+    }
+
+    /// A real scanned page: page 1 of a fixture, rendered at 200 dpi.
+    fn scanned_page() -> GrayImage {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("page");
+        let pdf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/book-p01-scanned.pdf"
+        );
+        let status = Command::new("pdftoppm")
+            .args(["-r", "200", "-gray", "-png", "-singlefile", pdf])
+            .arg(&out)
+            .status()
+            .expect("pdftoppm (poppler-utils) is needed by this test");
+        assert!(status.success());
+        image::open(dir.path().join("page.png")).unwrap().to_luma8()
+    }
+
+    #[test]
+    fn the_ocr_server_reads_as_the_program_does() {
+        let page = scanned_page();
+        let dir = tempfile::tempdir().unwrap();
+        let without_name = |h: &str| {
+            let name = regex::Regex::new(r#"image "[^"]*""#).unwrap();
+            name.replace_all(h, "").into_owned()
+        };
+        let long = Duration::from_secs(300);
+        for (pages, dpi) in [
+            (vec![(&page, 200)], Some(200)),
+            (vec![(&page, 200); 2], None),
+        ] {
+            let image = write_image(dir.path(), &pages).unwrap();
+            let served = super::super::server::read(image.path(), Psm::Auto, dpi, "eng", long)
+                .expect("unit tests run an OCR server")
+                .unwrap();
+            let program = run_program(image.path(), dpi, Psm::Auto, "eng", long).unwrap();
+            assert_eq!(without_name(&served), without_name(&program));
+            let pages_read = served.matches("class='ocr_page'").count();
+            assert_eq!(pages_read, pages.len());
+            assert!(served.contains("ocrx_word"), "{served}");
+        }
     }
 
     #[test]

@@ -20,44 +20,41 @@
 //! and runs one `ocr_page` per core (each call runs one single-threaded
 //! tesseract).
 //!
-//! # Program, not library
-//! Tesseract runs as the `tesseract` program (BMP on stdin, hOCR on
-//! stdout), not through libtesseract (crate `tesseract` 0.15). Measured on
-//! the 54 scanned corpus pages at 300 dpi, one page at a time, both routes
-//! back to back on the same (shared, 2-core) machine:
+//! # A server process with libtesseract, else the program
+//! Tesseract runs in OCR server processes (`server`: `colophon
+//! ocr-server`), each with libtesseract loaded at run time (`tesslib`,
+//! `dlopen`, no build dependency) and its models loaded once; a machine
+//! where the library cannot be loaded runs the `tesseract` program, one
+//! call per batch, instead. Both read the same image file with the same
+//! code (`ProcessPages` into an hOCR renderer) and give the same hOCR,
+//! byte for byte. The image goes to either as a file, not on stdin
+//! (`engine`).
 //!
-//! | route | wall s/page | Tesseract CPU s/page | near-blank page |
-//! |---|---|---|---|
-//! | libtesseract, one instance reused | 1.11 | 1.04 | 0.11 s |
-//! | `tesseract` program (this module) | 1.34 | 1.21 | 0.33 s |
+//! Measured on the 6 scanned gold PDFs (50 pages), `--jobs 2`, two rounds
+//! each, Tesseract CPU per page read (issue 18): the program reading stdin
+//! 0.50; the program reading a file 0.41; the servers 0.36 (17.9 CPU-s
+//! against 20.7: the 22 calls no longer load the model). Same records.
 //!
-//! Both give the same words and confidences. The program pays ~0.13 s CPU
-//! per call to start and load its model (+16% CPU on this corpus). It is
-//! still the better choice here:
+//! Why a process, not the library inside colophon:
 //! - OpenMP reads `OMP_THREAD_LIMIT` once, when libgomp is loaded at
 //!   process start, and Tesseract asks for 4 threads per LSTM step with an
 //!   explicit `num_threads` that only that variable caps. Setting it from
 //!   inside colophon changes nothing (measured on two dense pages, machine
 //!   under load: ~14 s CPU per page with `set_var`, the same as without the
-//!   variable, against 3 s with it in the environment). A linked
-//!   library would make every run depend on the user exporting it; a
-//!   child process simply gets it.
-//! - A child can be killed on a timeout, and Tesseract's internal asserts
-//!   (`ASSERT_HOST` aborts the process) fail one page instead of the run —
+//!   variable, against 3 s with it in the environment). A process colophon
+//!   starts simply gets it.
+//! - A process can be killed on a timeout, and Tesseract's internal asserts
+//!   (`ASSERT_HOST` aborts the process) fail one batch instead of the run —
 //!   in-process, one such page would stop colophon on that folder forever.
 //! - Nobody who builds colophon needs libtesseract-dev, libleptonica-dev
 //!   and libclang (bindgen).
-//!
-//! Should OCR ever move into the pdfium worker processes (which colophon
-//! spawns and can give `OMP_THREAD_LIMIT=1`), the library would get those
-//! benefits too.
 //!
 //! # One process for several pages
 //! The per-call start-up (0.13 CPU-s on a 50x50 blank image, idle
 //! machine: the program, its libraries and the model) is paid once per
 //! batch of pages: the caller [`prepare`]s each page as it renders it
 //! and [`read_pages`] gives up to [`BATCH_PAGES`] of them to one
-//! tesseract as a multi-page TIFF on stdin (one hOCR document back, one
+//! tesseract as a multi-page TIFF (one hOCR document back, one
 //! `ocr_page` per image). Tesseract reads each page of a batch exactly as
 //! it reads that page alone (same hOCR, byte for byte). A batch whose
 //! process fails is read again page by page, so a page that crashes
@@ -65,7 +62,9 @@
 //! load, 6-17, so both inflated alike): the 6 scanned gold PDFs (50 pages)
 //! took 18 calls instead of 51 and 0.62 Tesseract CPU-s a page instead of
 //! 0.73; 30 scanned generated books (244 pages) 95 calls instead of 249
-//! and 0.54 instead of 0.65; the same records for both sets.
+//! and 0.54 instead of 0.65; the same records for both sets. (That was
+//! before the servers, which pay the start-up once per process; batches
+//! still serve the program route.)
 //!
 //! Tesseract options measured on the 50 gold pages, one process a page,
 //! and not kept: `tessedit_do_invert=0` (same time, 19 words changed),
@@ -148,6 +147,8 @@ mod hocr;
 mod layout;
 mod lines;
 mod preprocess;
+pub mod server;
+mod tesslib;
 
 use crate::model::{PageText, Rect, TextLine, Via};
 use crate::settings::Settings;
