@@ -116,7 +116,7 @@ pub fn read(
     timeout: Duration,
 ) -> Option<Result<String>> {
     let pool = &*POOL;
-    if pool.unavailable.load(Ordering::Relaxed) {
+    if pool.unavailable.load(Ordering::Relaxed) || super::tesslib::turned_off() {
         return None;
     }
     let idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();

@@ -19,6 +19,16 @@ use std::path::Path;
 /// Library names tried in order (Debian and Ubuntu, then a plain link).
 const NAMES: [&str; 2] = ["libtesseract.so.5", "libtesseract.so"];
 
+/// Environment variable: `off` keeps libtesseract out (scans are then read
+/// by the `tesseract` program), any other value is the path of the
+/// library to load instead of [`NAMES`].
+pub const LIBRARY_ENV: &str = "COLOPHON_LIBTESSERACT";
+
+/// Whether [`LIBRARY_ENV`] turns the library off.
+pub fn turned_off() -> bool {
+    std::env::var_os(LIBRARY_ENV).is_some_and(|v| v == "off")
+}
+
 /// `OEM_DEFAULT`: what the traineddata holds (LSTM for Debian's models),
 /// as the program chooses without `--oem`.
 const OEM_DEFAULT: c_int = 3;
@@ -49,8 +59,16 @@ impl TessLib {
     /// Opens libtesseract and resolves its functions; fails with the
     /// loader's message when the library or a function is missing.
     pub fn load() -> Result<TessLib> {
+        let given = std::env::var(LIBRARY_ENV).ok().filter(|v| !v.is_empty());
+        if turned_off() {
+            bail!("libtesseract is turned off ({LIBRARY_ENV}=off)");
+        }
+        let names = match &given {
+            Some(path) => vec![path.as_str()],
+            None => NAMES.to_vec(),
+        };
         let mut why = Vec::new();
-        for name in NAMES {
+        for name in names {
             let c = CString::new(name)?;
             // SAFETY: dlopen(3) of a NUL-terminated name; the handle is
             // never closed, so the resolved functions stay valid for the

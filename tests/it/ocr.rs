@@ -161,7 +161,6 @@ fn only_scans_are_ocred_each_at_its_own_resolution() {
 /// runs the real one.
 #[test]
 fn scanned_pages_share_a_tesseract_process() {
-    use std::os::unix::fs::PermissionsExt;
     let p = TestProject::new();
     util::image_only_copy(
         &util::fixture(BOOK),
@@ -169,6 +168,75 @@ fn scanned_pages_share_a_tesseract_process() {
         200,
         &p.data().join("scan.pdf"),
     );
+    let (path, log) = logging_tesseract(&p);
+    let out = p
+        .cmd()
+        .env("PATH", path)
+        .env(util::LIBTESSERACT_ENV, "off")
+        .args(["run", "--json", "-q", "--front-pages", "4"])
+        .output()
+        .unwrap();
+    util::assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Weaving on Simple Looms"), "{stdout}");
+    let ocred = p.summary()["pages OCRed"];
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let reads = image_reads(&calls);
+    assert!(ocred >= 2, "{ocred} pages OCRed");
+    assert!(
+        reads > 0 && (reads as u64) < ocred,
+        "{ocred} pages OCRed in {reads} calls:\n{calls}"
+    );
+}
+
+/// Issue 18: scans are read by OCR servers, which keep libtesseract and
+/// its model loaded from one batch to the next, and the `tesseract`
+/// program then reads nothing. With the library turned off the program
+/// reads them, and the records are the same.
+#[test]
+fn the_ocr_servers_read_scans_as_the_program_does() {
+    let run = |library: Option<&str>| {
+        let p = TestProject::new();
+        util::image_only_copy(
+            &util::fixture(BOOK),
+            &[1, 2, 3, 4],
+            200,
+            &p.data().join("scan.pdf"),
+        );
+        let (path, log) = logging_tesseract(&p);
+        let mut cmd = p.cmd();
+        cmd.env("PATH", path)
+            .args(["run", "--json", "-q", "--front-pages", "4"]);
+        if let Some(v) = library {
+            cmd.env(util::LIBTESSERACT_ENV, v);
+        }
+        let out = cmd.output().unwrap();
+        util::assert_exit(&out, 0);
+        let mut record: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one record");
+        record.as_object_mut().unwrap().remove("path");
+        let calls = std::fs::read_to_string(&log).unwrap_or_default();
+        (record, image_reads(&calls), p.summary()["pages OCRed"])
+    };
+    let (served, program_reads, ocred) = run(None);
+    assert_eq!(
+        program_reads, 0,
+        "the program read pages beside the servers"
+    );
+    assert!(ocred >= 2, "{ocred} pages OCRed");
+    assert_eq!(
+        served["metadata"]["title"], "Weaving on Simple Looms",
+        "{served:#}"
+    );
+    let (by_program, program_reads, _) = run(Some("off"));
+    assert!(program_reads > 0);
+    assert_eq!(served, by_program);
+}
+
+/// A `tesseract` on a new `PATH` that logs its arguments, a line a call,
+/// and runs the real one: the `PATH` and the log.
+fn logging_tesseract(p: &TestProject) -> (std::ffi::OsString, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
     let real = std::env::var_os("PATH")
         .and_then(|path| {
             std::env::split_paths(&path)
@@ -194,22 +262,14 @@ fn scanned_pages_share_a_tesseract_process() {
         std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
     )
     .unwrap();
-    let out = p
-        .cmd()
-        .env("PATH", path)
-        .args(["run", "--json", "-q", "--front-pages", "4"])
-        .output()
-        .unwrap();
-    util::assert_exit(&out, 0);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("Weaving on Simple Looms"), "{stdout}");
-    let ocred = p.summary()["pages OCRed"];
-    let calls = std::fs::read_to_string(&log).unwrap();
-    let reads: Vec<_> = calls.lines().filter(|l| l.starts_with("stdin")).collect();
-    assert!(ocred >= 2, "{ocred} pages OCRed");
-    assert!(
-        !reads.is_empty() && (reads.len() as u64) < ocred,
-        "{ocred} pages OCRed in {} calls:\n{calls}",
-        reads.len()
-    );
+    (path, log)
+}
+
+/// The calls of a `logging_tesseract` log that read an image (not
+/// `--version`).
+fn image_reads(calls: &str) -> usize {
+    calls
+        .lines()
+        .filter(|l| !l.starts_with("--version"))
+        .count()
 }

@@ -5,6 +5,11 @@
 #![allow(dead_code, clippy::new_without_default)]
 
 use std::collections::BTreeMap;
+
+/// colophon's `COLOPHON_LIBTESSERACT`: `off` makes it read scans with the
+/// `tesseract` program instead of its OCR servers (libtesseract), so a
+/// stand-in program on `PATH` is what reads them.
+pub const LIBTESSERACT_ENV: &str = "COLOPHON_LIBTESSERACT";
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -343,6 +343,7 @@ fn run_stuck_in_ocr(
         .cmd()
         .args(["run", "-v", "--json"])
         .env("PATH", path)
+        .env(util::LIBTESSERACT_ENV, "off")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -410,6 +411,50 @@ fn a_killed_run_takes_its_workers_and_tesseracts_with_it() {
     assert!(
         left.is_empty(),
         "still running after the run was killed: {left:?} of {family:?}"
+    );
+}
+
+/// Issue 18: the OCR servers (`colophon ocr-server`, libtesseract kept
+/// loaded between batches) outlive the documents they read, so only the
+/// run's death can end them: a killed run must take them with it.
+#[test]
+fn a_killed_run_takes_its_ocr_servers_with_it() {
+    let p = TestProject::new();
+    p.add("book-p03-scanned.pdf", "scanned.pdf");
+    let mut child = p
+        .cmd()
+        .args(["run", "-q"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let is_server = |pid: &u32| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.split(|&b| b == 0).any(|arg| arg == b"ocr-server"))
+    };
+    let started = Instant::now();
+    let servers = loop {
+        let servers: Vec<u32> = descendants(child.id())
+            .into_iter()
+            .filter(is_server)
+            .collect();
+        if !servers.is_empty() {
+            break servers;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no OCR server was started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "colophon ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let left = left_running(&servers);
+    assert!(
+        left.is_empty(),
+        "still running after the run was killed: {left:?}"
     );
 }
 
@@ -548,6 +593,7 @@ fn ocr_of_finished_pages_is_kept_when_the_document_fails() {
         .cmd()
         .args(["run", "--json", "-q"])
         .env("PATH", format!("{}:{path}", bin.display()))
+        .env(util::LIBTESSERACT_ENV, "off")
         .output()
         .map(|out| {
             let records: Vec<serde_json::Value> = util::stdout(&out)

@@ -292,9 +292,10 @@ fn quiet_keeps_the_notices_before_the_run_to_itself() {
     );
 }
 
-/// An empty directory as PATH: no `tesseract` to run.
+/// An empty directory as PATH and no libtesseract: no Tesseract at all.
 fn without_tesseract(cmd: &mut std::process::Command, empty_dir: &std::path::Path) {
-    cmd.env("PATH", empty_dir);
+    cmd.env("PATH", empty_dir)
+        .env(util::LIBTESSERACT_ENV, "off");
 }
 
 /// A missing Tesseract failed every scanned PDF with the same message and
