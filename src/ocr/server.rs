@@ -138,9 +138,7 @@ pub fn read(
     };
     let result = server.ask(&job, timeout);
     // Whatever happened, nothing of this job stays in the temporary folder.
-    let mut out = out_base(image).into_os_string();
-    out.push(".hocr");
-    let _ = std::fs::remove_file(out);
+    let _ = std::fs::remove_file(super::tesslib::rendered_file(&out_base(image)));
     match result {
         Ok(answer) => {
             pool.idle

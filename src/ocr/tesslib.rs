@@ -203,8 +203,7 @@ impl<'l> Api<'l> {
         let c_base = CString::new(out_base.as_os_str().as_bytes())?;
         let name = CString::new("user_defined_dpi")?;
         let value = CString::new(dpi.unwrap_or(0).to_string())?;
-        let mut out = out_base.as_os_str().to_owned();
-        out.push(".hocr");
+        let out = rendered_file(out_base);
         // SAFETY: calls per capi.h on a live instance; every string is
         // NUL-terminated and outlives the call; the renderer is deleted
         // once, after ProcessPages finished with it.
@@ -235,6 +234,13 @@ impl<'l> Api<'l> {
         }
         Ok(text?)
     }
+}
+
+/// The file the hOCR renderer writes for `out_base`.
+pub fn rendered_file(out_base: &Path) -> std::path::PathBuf {
+    let mut out = out_base.as_os_str().to_owned();
+    out.push(".hocr");
+    out.into()
 }
 
 impl Drop for Api<'_> {
