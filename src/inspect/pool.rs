@@ -96,7 +96,7 @@ pub struct WorkerPool {
     config: PoolConfig,
     state: Mutex<PoolState>,
     freed: Condvar,
-    spawner: Mutex<Option<Sender<SpawnOrder>>>,
+    spawner: Spawner,
     spawned: AtomicUsize,
     lost: AtomicUsize,
     /// The id of the next document opened (ids are never reused, so a
@@ -152,7 +152,7 @@ impl WorkerPool {
                 live: 0,
             }),
             freed: Condvar::new(),
-            spawner: Mutex::new(None),
+            spawner: Spawner::new("pdf-worker-spawner"),
             spawned: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
             next_doc: AtomicU64::new(1),
@@ -280,7 +280,7 @@ impl WorkerPool {
             .stderr(Stdio::inherit());
         die_with_spawning_thread(&mut cmd);
         let cant = |e: String| PdfError::WorkerStart(format!("{}: {e}", cfg.program.display()));
-        let mut child = self.fork(cmd).map_err(|e| cant(e.to_string()))?;
+        let mut child = self.spawner.spawn(cmd).map_err(|e| cant(e.to_string()))?;
         self.spawned.fetch_add(1, Ordering::Relaxed);
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -311,33 +311,6 @@ impl WorkerPool {
             }
         }
     }
-
-    /// Forks on the spawner thread, started on first use.
-    fn fork(&self, cmd: Command) -> std::io::Result<Child> {
-        let mut sp = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
-        if sp.is_none() {
-            let (tx, rx) = crossbeam_channel::unbounded::<SpawnOrder>();
-            std::thread::Builder::new()
-                .name("pdf-worker-spawner".into())
-                .spawn(move || {
-                    // Lives until the pool drops the sender; its exit
-                    // triggers the workers' PR_SET_PDEATHSIG.
-                    for (mut cmd, reply) in rx {
-                        let _ = reply.send(cmd.spawn());
-                    }
-                })?;
-            *sp = Some(tx);
-        }
-        let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
-        let sender = sp.as_ref().expect("spawner started");
-        sender
-            .send((cmd, reply_tx))
-            .map_err(|_| std::io::Error::other("spawner thread is gone"))?;
-        drop(sp);
-        reply_rx
-            .recv()
-            .map_err(|_| std::io::Error::other("spawner thread is gone"))?
-    }
 }
 
 impl Drop for WorkerPool {
@@ -346,12 +319,9 @@ impl Drop for WorkerPool {
         for mut w in st.idle.drain(..) {
             kill(&mut w);
         }
-        // Ends the spawner thread; any worker still checked out (a handle
-        // cannot outlive the pool, so none) would get SIGKILL from the kernel.
-        self.spawner
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        // The spawner, dropped after this, ends its thread; any worker
+        // still checked out (a handle cannot outlive the pool, so none)
+        // would get SIGKILL from the kernel.
     }
 }
 
@@ -809,6 +779,49 @@ fn response_kind(r: &Response) -> &'static str {
         Response::Slept => "Slept",
         Response::Failed(_) => "Failed",
         Response::Fatal(_) => "Fatal",
+    }
+}
+
+/// Forks child processes from a thread of its own, started on first use
+/// and ended when the `Spawner` is dropped: a child spawned with
+/// [`die_with_spawning_thread`] lives as long as its spawner, not as long
+/// as the thread that asked for it.
+pub(crate) struct Spawner {
+    name: &'static str,
+    orders: Mutex<Option<Sender<SpawnOrder>>>,
+}
+
+impl Spawner {
+    pub(crate) const fn new(name: &'static str) -> Spawner {
+        Spawner {
+            name,
+            orders: Mutex::new(None),
+        }
+    }
+
+    /// Spawns `cmd` on the spawner's thread.
+    pub(crate) fn spawn(&self, cmd: Command) -> std::io::Result<Child> {
+        let gone = || std::io::Error::other("spawner thread is gone");
+        let sender = {
+            let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+            if orders.is_none() {
+                let (tx, rx) = crossbeam_channel::unbounded::<SpawnOrder>();
+                std::thread::Builder::new()
+                    .name(self.name.into())
+                    .spawn(move || {
+                        // Lives until the spawner drops the sender; its
+                        // exit triggers the children's PR_SET_PDEATHSIG.
+                        for (mut cmd, reply) in rx {
+                            let _ = reply.send(cmd.spawn());
+                        }
+                    })?;
+                *orders = Some(tx);
+            }
+            orders.clone().expect("spawner started")
+        };
+        let (reply_tx, reply_rx) = crossbeam_channel::bounded(1);
+        sender.send((cmd, reply_tx)).map_err(|_| gone())?;
+        reply_rx.recv().map_err(|_| gone())?
     }
 }
 

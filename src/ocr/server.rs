@@ -25,6 +25,7 @@
 
 use super::engine::{Psm, TimedOut, kill_after};
 use super::tesslib::{Api, TessLib};
+use crate::inspect::pool::Spawner;
 use crate::inspect::worker::{read_frame, write_frame};
 use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
@@ -165,42 +166,14 @@ struct Pool {
     /// Spawns servers from one thread that lives as long as the process,
     /// so `PR_SET_PDEATHSIG` ends them with colophon, not with the OCR
     /// thread that first needed one.
-    spawner: Mutex<Option<crossbeam_channel::Sender<SpawnOrder>>>,
+    spawner: Spawner,
 }
-
-type SpawnOrder = (Command, crossbeam_channel::Sender<std::io::Result<Child>>);
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
     idle: Mutex::new(Vec::new()),
     unavailable: AtomicBool::new(false),
-    spawner: Mutex::new(None),
+    spawner: Spawner::new("ocr-server-spawner"),
 });
-
-impl Pool {
-    fn spawn(&self, cmd: Command) -> std::io::Result<Child> {
-        let sender = {
-            let mut sp = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
-            if sp.is_none() {
-                let (tx, rx) = crossbeam_channel::unbounded::<SpawnOrder>();
-                std::thread::Builder::new()
-                    .name("ocr-server-spawner".into())
-                    .spawn(move || {
-                        for (mut cmd, reply) in rx {
-                            let _ = reply.send(cmd.spawn());
-                        }
-                    })?;
-                *sp = Some(tx);
-            }
-            sp.clone().expect("spawner started")
-        };
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        sender
-            .send((cmd, tx))
-            .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
-        rx.recv()
-            .map_err(|_| std::io::Error::other("the spawner thread is gone"))?
-    }
-}
 
 /// One running server.
 struct Server {
@@ -224,7 +197,7 @@ impl Server {
             // as answers.
             .stderr(Stdio::null());
         crate::inspect::pool::die_with_spawning_thread(&mut cmd);
-        let mut child = pool.spawn(cmd).ok()?;
+        let mut child = pool.spawner.spawn(cmd).ok()?;
         let stdin = BufWriter::new(child.stdin.take()?);
         let mut stdout = BufReader::new(child.stdout.take()?);
         let (shook, _) = kill_after(child.id(), START_TIMEOUT, || {

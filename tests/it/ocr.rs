@@ -161,13 +161,7 @@ fn only_scans_are_ocred_each_at_its_own_resolution() {
 /// runs the real one.
 #[test]
 fn scanned_pages_share_a_tesseract_process() {
-    let p = TestProject::new();
-    util::image_only_copy(
-        &util::fixture(BOOK),
-        &[1, 2, 3, 4],
-        200,
-        &p.data().join("scan.pdf"),
-    );
+    let p = four_scanned_pages();
     let (path, log) = logging_tesseract(&p);
     let out = p
         .cmd()
@@ -196,13 +190,7 @@ fn scanned_pages_share_a_tesseract_process() {
 #[test]
 fn the_ocr_servers_read_scans_as_the_program_does() {
     let run = |library: Option<&str>| {
-        let p = TestProject::new();
-        util::image_only_copy(
-            &util::fixture(BOOK),
-            &[1, 2, 3, 4],
-            200,
-            &p.data().join("scan.pdf"),
-        );
+        let p = four_scanned_pages();
         let (path, log) = logging_tesseract(&p);
         let mut cmd = p.cmd();
         cmd.env("PATH", path)
@@ -231,6 +219,19 @@ fn the_ocr_servers_read_scans_as_the_program_does() {
     let (by_program, program_reads, _) = run(Some("off"));
     assert!(program_reads > 0);
     assert_eq!(served, by_program);
+}
+
+/// A project whose library is a scan of the first four pages of `BOOK`
+/// (200 dpi, no text layer).
+fn four_scanned_pages() -> TestProject {
+    let p = TestProject::new();
+    util::image_only_copy(
+        &util::fixture(BOOK),
+        &[1, 2, 3, 4],
+        200,
+        &p.data().join("scan.pdf"),
+    );
+    p
 }
 
 /// A `tesseract` on a new `PATH` that logs its arguments, a line a call,
