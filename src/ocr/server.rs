@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// First bytes a server writes once libtesseract is loaded. Bump the digit
 /// when a message changes shape.
@@ -43,6 +43,18 @@ pub const HANDSHAKE: &[u8] = b"colophon-ocr-server 1\n";
 
 /// Time a new server has to load libtesseract and shake hands.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A server idle this long is not given another job but stopped: in a
+/// library of born-digital PDFs with a few scans, servers (66 MiB each
+/// with English, about 120 with four languages) do not stay for the rest
+/// of the run.
+const IDLE_LIMIT: Duration = Duration::from_secs(20);
+
+/// A server that has had no job this long exits by itself (so one that
+/// is never asked again does not wait for the run's end). Twice
+/// [`IDLE_LIMIT`]: a server the client still takes is never one about to
+/// exit.
+const SERVER_IDLE_EXIT: Duration = Duration::from_secs(40);
 
 /// One image file to read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,8 +77,9 @@ pub enum Answer {
 }
 
 /// Entry point of `colophon ocr-server`: loads libtesseract, shakes hands,
-/// serves jobs until stdin closes. Fails (no handshake written) when the
-/// library cannot be loaded.
+/// serves jobs until stdin closes or no job has come for
+/// [`SERVER_IDLE_EXIT`]. Fails (no handshake written) when the library
+/// cannot be loaded.
 pub fn serve_stdio() -> Result<()> {
     let out = crate::inspect::worker::private_stdout()?;
     let lib = TessLib::load()?;
@@ -76,7 +89,10 @@ pub fn serve_stdio() -> Result<()> {
     let stdin = std::io::stdin();
     let mut input = BufReader::new(stdin.lock());
     let mut api: Option<Api> = None;
-    while let Some(job) = read_frame::<_, Job>(&mut input)? {
+    while !input.buffer().is_empty() || readable_within(0, SERVER_IDLE_EXIT)? {
+        let Some(job) = read_frame::<_, Job>(&mut input)? else {
+            break;
+        };
         let answer = match read_job(&lib, &mut api, &job) {
             Ok(hocr) => Answer::Hocr(hocr),
             Err(e) => Answer::Failed(format!("{e:#}")),
@@ -84,6 +100,25 @@ pub fn serve_stdio() -> Result<()> {
         write_frame(&mut out, &answer)?;
     }
     Ok(())
+}
+
+/// Whether the file descriptor `fd` has something to read (data, or its
+/// end) within `wait`.
+fn readable_within(fd: libc::c_int, wait: Duration) -> Result<bool> {
+    let mut fd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = libc::c_int::try_from(wait.as_millis()).unwrap_or(libc::c_int::MAX);
+    loop {
+        // SAFETY: poll(2) on one pollfd that lives across the call.
+        match unsafe { libc::poll(&mut fd, 1, millis) } {
+            n if n >= 0 => return Ok(n > 0),
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return Err(std::io::Error::last_os_error().into()),
+        }
+    }
 }
 
 /// Reads one job with the instance for its languages, made (and the
@@ -120,7 +155,17 @@ pub fn read(
     if pool.unavailable.load(Ordering::Relaxed) || super::tesslib::turned_off() {
         return None;
     }
-    let idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    let idle = {
+        let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let (fresh, stale): (Vec<_>, Vec<_>) = idle
+            .drain(..)
+            .partition(|s: &Server| s.idle_since.elapsed() < IDLE_LIMIT);
+        *idle = fresh;
+        let next = idle.pop();
+        drop(idle);
+        stale.into_iter().for_each(Server::stop);
+        next
+    };
     let mut server = match idle {
         Some(s) => s,
         None => match Server::start(pool) {
@@ -142,6 +187,7 @@ pub fn read(
     let _ = std::fs::remove_file(super::tesslib::rendered_file(&out_base(image)));
     match result {
         Ok(answer) => {
+            server.idle_since = Instant::now();
             pool.idle
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -180,6 +226,8 @@ struct Server {
     child: Child,
     stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    /// When its last job ended (or it started).
+    idle_since: Instant,
 }
 
 impl Server {
@@ -207,6 +255,7 @@ impl Server {
             child,
             stdin,
             stdout,
+            idle_since: Instant::now(),
         };
         if shook.is_err() {
             server.stop();
@@ -222,6 +271,7 @@ impl Server {
             child,
             stdin,
             stdout,
+            ..
         } = self;
         let (answer, timed_out) = kill_after(child.id(), timeout, || {
             write_frame(stdin, job)?;
@@ -276,6 +326,28 @@ fn command() -> (
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_is_readable_once_written_to_or_closed() {
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) into a two-int array; both ends closed below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let [read, write] = fds;
+        let short = Duration::from_millis(20);
+        assert!(!readable_within(read, short).unwrap(), "nothing written");
+        // SAFETY: write(2) of one byte from a local buffer.
+        assert_eq!(unsafe { libc::write(write, b"j".as_ptr().cast(), 1) }, 1);
+        assert!(readable_within(read, short).unwrap(), "a byte waits");
+        let mut byte = [0u8; 1];
+        // SAFETY: read(2) of one byte into a local buffer.
+        assert_eq!(unsafe { libc::read(read, byte.as_mut_ptr().cast(), 1) }, 1);
+        assert!(!readable_within(read, short).unwrap(), "read again");
+        // SAFETY: closing the write end we own.
+        unsafe { libc::close(write) };
+        assert!(readable_within(read, short).unwrap(), "the end is readable");
+        // SAFETY: closing the read end we own.
+        unsafe { libc::close(read) };
+    }
 
     /// Not a test: the OCR server that unit tests spawn from this test
     /// binary (see [`command`]).
