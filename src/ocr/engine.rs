@@ -1,11 +1,12 @@
-//! Runs the `tesseract` program on one page image and returns its hOCR.
+//! Reads page images with Tesseract and returns their hOCR: through an
+//! OCR server process (`server`, libtesseract loaded once), or, where the
+//! library cannot be loaded, through one run of the `tesseract` program.
 //!
-//! Why the program and not libtesseract (crate `tesseract`): see the module
-//! docs of `ocr`. In short, OpenMP reads `OMP_THREAD_LIMIT` only when
-//! libgomp is loaded, so a linked library cannot be limited to one thread
-//! from inside colophon, while a child process gets it in its environment;
-//! a child can also be killed on a timeout and cannot take colophon down
-//! with it.
+//! Why processes and not libtesseract inside colophon: see the module docs
+//! of `ocr`. In short, OpenMP reads `OMP_THREAD_LIMIT` only when libgomp is
+//! loaded, so a library loaded by colophon cannot be limited to one thread,
+//! while a child process gets it in its environment; a child can also be
+//! killed on a timeout and cannot take colophon down with it.
 //!
 //! The image goes in as an uncompressed 8-bit BMP (one page) or TIFF
 //! (several) in a temporary file that is removed after the call, and hOCR
@@ -96,12 +97,13 @@ pub(super) fn kill_after<T>(pid: u32, timeout: Duration, f: impl FnOnce() -> T) 
     })
 }
 
-/// Recognises several page images in one tesseract process and returns
-/// one hOCR document with one `ocr_page` per image, in order. One page goes
-/// in as a BMP with `--dpi`; several as one multi-page TIFF, each page
+/// Recognises several page images in one Tesseract call and returns one
+/// hOCR document with one `ocr_page` per image, in order. One page goes in
+/// as a BMP with `--dpi`; several as one multi-page TIFF, each page
 /// carrying its own resolution (Tesseract gives the same words and boxes
-/// either way). One process reads its model once: starting tesseract costs
-/// about 0.13 CPU-s a call. `timeout` is for the whole call.
+/// either way). Through the program, one call loads the models once
+/// (about 0.13 CPU-s with English); a server has them loaded already.
+/// `timeout` is for the whole call.
 pub fn run_pages(
     pages: &[(&GrayImage, u32)],
     psm: Psm,
