@@ -17,9 +17,10 @@
 //!
 //! Protocol: after start the server writes [`HANDSHAKE`], and only when
 //! libtesseract loaded; then it answers each [`Job`] frame with one
-//! [`Answer`] frame. It exits on stdin EOF, and with the thread that
-//! spawned it (`PR_SET_PDEATHSIG`; one spawner thread lives as long as
-//! colophon). A server that never shakes hands (no libtesseract, or an
+//! [`Answer`] frame. It exits on stdin EOF, after [`SERVER_IDLE_EXIT`]
+//! without a job, and with the thread that spawned it
+//! (`PR_SET_PDEATHSIG`; one spawner thread lives as long as colophon);
+//! the client stops a server idle for [`IDLE_LIMIT`] before reusing it. A server that never shakes hands (no libtesseract, or an
 //! executable that is not colophon) marks the servers unavailable for the
 //! rest of the process, and `engine` runs the `tesseract` program instead.
 
