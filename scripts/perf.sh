@@ -425,9 +425,12 @@ while os.path.exists(f"/proc/{top}"):
             stack += kids(c)
             hwm, rss = mem(c)
             total += rss
+            # Tesseract: the program, or an OCR server (`colophon ocr-server`).
             try:
                 with open(f"/proc/{c}/comm") as f:
                     ocr = f.read().strip() == "tesseract"
+                with open(f"/proc/{c}/cmdline", "rb") as f:
+                    ocr = ocr or b"ocr-server" in f.read().split(b"\0")
             except OSError:
                 ocr = False
             if ocr:

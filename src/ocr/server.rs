@@ -205,6 +205,14 @@ pub fn read(
     }
 }
 
+/// Stops the idle servers and reaps them: called when a run's documents
+/// are done, so that their CPU time counts in the run's own
+/// (`getrusage`, `/usr/bin/time`), and no server waits for the run's end.
+pub fn stop_idle() {
+    let idle = std::mem::take(&mut *POOL.idle.lock().unwrap_or_else(|e| e.into_inner()));
+    idle.into_iter().for_each(Server::stop);
+}
+
 /// The servers of this process: idle ones wait here between jobs (at most
 /// one per OCR slot is ever busy, so there are at most that many).
 struct Pool {

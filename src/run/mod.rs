@@ -113,6 +113,7 @@ pub fn run(
         }
         exports.finish()
     })?;
+    crate::ocr::server::stop_idle();
     if !QUIT.load(Ordering::Relaxed) {
         crate::review::make_thumbnails(env.sessions, &env.paths.cache_dir, &thumbs, env.opts.jobs);
     }
