@@ -41,6 +41,16 @@ use std::time::{Duration, Instant};
 /// and benches point it at the built `colophon` binary).
 pub const WORKER_EXE_ENV: &str = "COLOPHON_WORKER_EXE";
 
+/// The colophon executable that child processes (pdfium workers, OCR
+/// servers) run: `COLOPHON_WORKER_EXE`, else this executable.
+pub(crate) fn worker_exe() -> PathBuf {
+    std::env::var_os(WORKER_EXE_ENV)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_exe().ok())
+        .unwrap_or_else(|| PathBuf::from("colophon"))
+}
+
 /// How a pool starts workers and how long they may take.
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
@@ -65,11 +75,7 @@ impl PoolConfig {
     /// `COLOPHON_WORKER_EXE` or else this executable. A timeout of 0 (or
     /// less, or not finite) means no limit.
     pub fn new(jobs: usize, pdf_timeout_secs: f64) -> PoolConfig {
-        let program = std::env::var_os(WORKER_EXE_ENV)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_exe().ok())
-            .unwrap_or_else(|| PathBuf::from("colophon"));
+        let program = worker_exe();
         PoolConfig {
             jobs: jobs.max(1),
             doc_timeout: (pdf_timeout_secs.is_finite() && pdf_timeout_secs > 0.0)

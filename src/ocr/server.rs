@@ -314,11 +314,7 @@ fn command() -> (
     Vec<&'static str>,
     Vec<(&'static str, &'static str)>,
 ) {
-    let exe = std::env::var_os(crate::inspect::pool::WORKER_EXE_ENV)
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_exe().ok())
-        .unwrap_or_else(|| PathBuf::from("colophon"));
+    let exe = crate::inspect::pool::worker_exe();
     if cfg!(test) {
         let args = vec![
             "ocr::server::tests::server_process_entry",
