@@ -95,6 +95,11 @@ pub struct Context<'a> {
     pub vision: Option<&'a VisionPool<u32>>,
     /// Tesseract processes allowed at once, across all documents.
     pub ocr_slots: &'a OcrSlots,
+    /// The threads the finders and the decision run on (one per worker).
+    /// Every thread that runs a pattern keeps its own lazy-DFA cache for
+    /// it, so a few fixed threads keep the caches few, whereas the document
+    /// threads, twice as many as workers, would each fill a set.
+    pub deciders: &'a rayon::ThreadPool,
     /// For the one message of a vision pool that switched itself off.
     pub reporter: &'a dyn Reporter,
 }
@@ -251,7 +256,7 @@ pub fn process(
             // document reads meanwhile.
             pdf.release();
         }
-        let (decision, title_page) = decide_all(&info, &pages, &seen);
+        let (decision, title_page) = decide_all(ctx, &info, &pages, &seen);
         let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
         let settled = select::front_settled(&sure, title_page, front.len() as u32);
         decided = Some((decision, sure));
@@ -262,7 +267,7 @@ pub fn process(
     let (mut decision, sure) = match decided {
         Some(d) => d,
         None => {
-            let (decision, _) = decide_all(&info, &pages, &seen);
+            let (decision, _) = decide_all(ctx, &info, &pages, &seen);
             let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
             (decision, sure)
         }
@@ -288,7 +293,7 @@ pub fn process(
             &mut seen,
             work,
         )?);
-        decision = decide_all(&info, &pages, &seen).0;
+        decision = decide_all(ctx, &info, &pages, &seen).0;
     }
 
     // Scanned pages were read without their body text first; read them
@@ -312,7 +317,7 @@ pub fn process(
                 diagnostics,
                 work,
             )?;
-            decision = decide_all(&info, &pages, &seen).0;
+            decision = decide_all(ctx, &info, &pages, &seen).0;
         }
     }
     pdf.release();
@@ -625,6 +630,16 @@ struct Seen {
 /// Candidates from the existing metadata, the page text and vision, merged;
 /// with the last page (0-based) whose text gives the chosen title, if any.
 fn decide_all(
+    ctx: &Context,
+    info: &DocInfo,
+    pages: &[PageText],
+    seen: &Seen,
+) -> (crate::model::Decision, Option<u32>) {
+    ctx.deciders.install(|| decide_here(info, pages, seen))
+}
+
+/// [`decide_all`] on the calling thread.
+fn decide_here(
     info: &DocInfo,
     pages: &[PageText],
     seen: &Seen,

@@ -14,6 +14,7 @@ use crate::progress::Reporter;
 use crate::report::{Got, StageOutcome, Summary};
 use crate::runs::RunDir;
 use crate::vision::VisionPool;
+use anyhow::{Context as _, Result};
 use crossbeam_channel::{Receiver, Sender};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +34,7 @@ pub(super) fn context<'a>(
     env: &Env<'a>,
     vision: Option<&'a VisionPool<u32>>,
     ocr_slots: &'a OcrSlots,
+    deciders: &'a rayon::ThreadPool,
 ) -> Context<'a> {
     Context {
         settings: env.settings,
@@ -41,8 +43,20 @@ pub(super) fn context<'a>(
         versions: crate::cache::keys::StageVersions::current(),
         vision,
         ocr_slots,
+        deciders,
         reporter: env.reporter,
     }
+}
+
+/// The decider threads ([`Context::deciders`]): one per worker, as
+/// extraction is CPU work. Measured on the wild library (`--jobs 2`,
+/// cold): the coordinator's peak went from 141 to 121 MiB, the same CPU.
+pub(super) fn deciders(env: &Env) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(env.opts.jobs.max(1))
+        .thread_name(|i| format!("decider-{i}"))
+        .build()
+        .context("starting the decider threads")
 }
 
 /// How many document threads: twice as many as workers, so that a

@@ -99,24 +99,12 @@ pub(super) fn fingerprint<'s>(
     rx
 }
 
-/// A thread compiling the finders' patterns once the first document is
-/// sent for reading (a warm run, which reads nothing, never pays for it).
-/// Returns the sender that starts it.
-fn warm_up_finders<'s>(scope: &'s Scope<'s, '_>) -> Sender<()> {
-    let (go, wait) = crossbeam_channel::bounded::<()>(1);
-    scope.spawn(move || {
-        if wait.recv().is_ok() {
-            crate::extract::warm_up();
-        }
-    });
-    go
-}
-
 /// The feeder: a document whose record (or cached failure) is in the cache,
 /// or that cannot be read at all, goes straight to `done`; the rest become
 /// [`Job`]s for the document threads. The first job queued starts the
-/// finders' warm-up and the deletion of old run folders (`pruner`), which
-/// a warm run never pays for. Stops queueing at Ctrl-C; dropping the job sender ends the
+/// finders' warm-up (on a decider thread, which then owns each pattern's
+/// first lazy-DFA cache) and the deletion of old run folders (`pruner`),
+/// which a warm run never pays for. Stops queueing at Ctrl-C; dropping the job sender ends the
 /// document threads.
 pub(super) fn records<'s>(
     scope: &'s Scope<'s, '_>,
@@ -127,10 +115,10 @@ pub(super) fn records<'s>(
     done: Sender<Done>,
     pruner: &'s crate::runs::Pruner,
 ) -> Receiver<Job<'s>> {
-    let warm_up = warm_up_finders(scope);
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(super::documents::threads(env) * 2);
     let retry_errors = env.opts.retry_errors;
     scope.spawn(move || {
+        let mut warmed_up = false;
         for (index, hash) in hashes {
             let file = &files[index];
             let mut work = Vec::new();
@@ -167,7 +155,9 @@ pub(super) fn records<'s>(
                 None if crate::app::QUIT.load(std::sync::atomic::Ordering::Relaxed) => false,
                 None => {
                     pruner.go();
-                    let _ = warm_up.try_send(());
+                    if !std::mem::replace(&mut warmed_up, true) {
+                        ctx.deciders.spawn(crate::extract::warm_up);
+                    }
                     let hash = doc_hash.expect("an unreadable file is answered above");
                     let job = Job {
                         index,

@@ -71,7 +71,8 @@ pub fn run(
     let pruner = Pruner::start(&run_dir);
     let vision = documents::vision_pool(env);
     let ocr_slots = OcrSlots::new(env.opts.jobs);
-    let ctx = documents::context(env, vision.as_ref(), &ocr_slots);
+    let deciders = documents::deciders(env)?;
+    let ctx = documents::context(env, vision.as_ref(), &ocr_slots, &deciders);
     let online = lookups(env);
     let writer = writeback::Writer::new(env, &ctx, &run_dir)?;
     let stop = documents::Stop::default();
