@@ -10,6 +10,8 @@
 //!   in-process (the code a worker runs; tests use it directly);
 //! - [`page`]: one page's glyphs, image rectangles and geometry through
 //!   pdfium's C API;
+//! - [`source`]: the file as pdfium reads it, a block at a time, checked
+//!   against the bytes first hashed;
 //! - [`lines`]: turning glyphs into [`TextLine`](crate::model::TextLine)s;
 //! - [`area`]: the union of image rectangles;
 //! - [`xmp`]: `dc:title`/`dc:creator` when the Info dictionary lacks them;
@@ -22,6 +24,7 @@ pub mod lines;
 mod page;
 pub mod pdfium;
 pub mod pool;
+mod source;
 pub mod worker;
 pub mod xmp;
 

@@ -12,6 +12,7 @@
 //! on pages with images (measured), so pages are rendered BGRA and converted.
 
 use super::page::Page;
+use super::source::Source;
 use super::{PageRead, PdfError, area, lines};
 use crate::model::{DocInfo, InfoMeta, PageImage, PageText, Rect, Via};
 use image::GrayImage;
@@ -114,27 +115,28 @@ fn map_err(e: PdfiumError) -> PdfError {
 /// An open document. One at a time per process is the intended use.
 ///
 /// Pages are read through pdfium's C API ([`super::page`]); rendering (OCR
-/// and vision pages only) goes through `pdfium-render`, with the same
-/// bytes loaded a second time on first use.
+/// and vision pages only) goes through `pdfium-render`, with the same file
+/// loaded a second time on first use.
 ///
-/// The file is read into memory once, with ordinary reads, and hashed:
-/// everything this document answers comes from exactly the bytes whose
-/// blake3 is [`Document::content_hash`], so the coordinator can check that
-/// they are the bytes it fingerprinted (a file changed in between must not
-/// have its record cached under the old content's hash). Not a memory map:
-/// a file truncated under a map raises SIGBUS.
+/// The file is read whole once, when opened, and hashed: the coordinator
+/// checks that [`Document::content_hash`] is the hash it fingerprinted (a
+/// file changed in between must not have its record cached under the old
+/// content's hash). Pdfium then reads the file in blocks
+/// ([`super::source`]), and every page read or rendered is checked to come
+/// from a file not written to since.
 pub struct Document {
     lib: &'static dyn PdfiumLibraryBindings,
     handle: FPDF_DOCUMENT,
     page_count: u32,
     hash: [u8; 32],
-    /// Declared before `bytes`: fields drop in order, after `Drop::drop`
+    /// The XMP packet's title and creators, found in the bytes read at
+    /// open (they are not kept).
+    xmp: Option<super::xmp::XmpMeta>,
+    /// Declared before `source`: fields drop in order, after `Drop::drop`
     /// has closed `handle`, so both pdfium documents are closed before the
-    /// bytes they read are freed.
+    /// file they read is.
     rendering: OnceLock<PdfDocument<'static>>,
-    /// The file's bytes, which pdfium reads in place. Boxed: their address
-    /// does not change when the `Document` moves.
-    bytes: Box<[u8]>,
+    source: Box<Source>,
 }
 
 impl Document {
@@ -144,18 +146,18 @@ impl Document {
     /// be read, and saying so beats an empty record.
     pub fn open(path: &Path) -> Result<Document, PdfError> {
         let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
-        let bytes = std::fs::read(path)
-            .map_err(|e| PdfError::Io(e.to_string()))?
-            .into_boxed_slice();
+        let (mut source, bytes) = Source::open(path)?;
         let hash = *blake3::hash(&bytes).as_bytes();
         if bytes.is_empty() {
             return Err(PdfError::Malformed(
                 "not a PDF, or damaged beyond repair".into(),
             ));
         }
-        // SAFETY: `bytes` outlives the handle (closed in `drop`, before the
-        // fields drop).
-        let handle = unsafe { lib.FPDF_LoadMemDocument64(&bytes, None) };
+        let xmp = super::xmp::parse(&bytes);
+        drop(bytes);
+        // SAFETY: `source` (boxed, so its address is stable) outlives the
+        // handle, closed in `drop` before the fields drop.
+        let handle = unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) };
         if handle.is_null() {
             return Err(last_error(lib));
         }
@@ -165,12 +167,14 @@ impl Document {
             handle,
             page_count,
             hash,
+            xmp,
             rendering: OnceLock::new(),
-            bytes,
+            source,
         };
         if doc.page_count == 0 {
             return Err(PdfError::Malformed("the PDF has no pages".into()));
         }
+        doc.source.unchanged()?;
         Ok(doc)
     }
 
@@ -185,7 +189,7 @@ impl Document {
 
     /// Size of the file this document was read from, in bytes.
     pub fn byte_len(&self) -> usize {
-        self.bytes.len()
+        self.source.len()
     }
 
     /// Page count and the Info dictionary (untrusted, see `extract::info`);
@@ -205,8 +209,8 @@ impl Document {
             producer: get("Producer"),
         };
         if info.title.is_none() || info.author.is_none() {
-            if let Some(x) = super::xmp::parse(&self.bytes) {
-                info.title = info.title.or(x.title);
+            if let Some(x) = &self.xmp {
+                info.title = info.title.or_else(|| x.title.clone());
                 if info.author.is_none() && !x.creators.is_empty() {
                     info.author = Some(x.creators.join("; "));
                 }
@@ -287,6 +291,7 @@ impl Document {
             .filter(|(_, l)| l.hidden)
             .map(|(i, _)| i as u32)
             .collect();
+        self.source.unchanged()?;
         Ok(PageRead {
             text: PageText {
                 index,
@@ -316,13 +321,9 @@ impl Document {
         let doc = match self.rendering.get() {
             Some(doc) => doc,
             None => {
-                // SAFETY: the slice lives as long as `self.bytes`, which
-                // drops after `rendering` (field order), and is never
-                // changed; 'static only names that for the OnceLock.
-                let bytes: &'static [u8] =
-                    unsafe { std::slice::from_raw_parts(self.bytes.as_ptr(), self.bytes.len()) };
+                let file = self.source.file().try_clone();
                 let doc = pdfium()?
-                    .load_pdf_from_byte_slice(bytes, None)
+                    .load_pdf_from_reader(file.map_err(|e| PdfError::Io(e.to_string()))?, None)
                     .map_err(map_err)?;
                 self.rendering.get_or_init(|| doc)
             }
@@ -344,8 +345,10 @@ impl Document {
         let bitmap = page.render_with_config(&config).map_err(map_err)?;
         let (bw, bh) = (bitmap.width().max(0) as u32, bitmap.height().max(0) as u32);
         let raw = bitmap.as_raw_bytes();
-        bgra_to_gray(&raw, bw, bh)
-            .ok_or_else(|| PdfError::Pdfium("render returned a short bitmap".into()))
+        let gray = bgra_to_gray(&raw, bw, bh)
+            .ok_or_else(|| PdfError::Pdfium("render returned a short bitmap".into()))?;
+        self.source.unchanged()?;
+        Ok(gray)
     }
 }
 
@@ -1021,5 +1024,31 @@ pub(crate) mod tests {
         assert_eq!(doc.content_hash(), *want.as_bytes());
         // Rendering reads the same bytes (no second open of the path).
         assert!(doc.render_page(0, 36, 1_000_000).is_ok());
+    }
+
+    /// Pdfium reads the file in blocks after the hash was taken, so a file
+    /// written to after opening fails every later read instead of
+    /// answering from other bytes.
+    #[test]
+    fn a_file_written_to_after_opening_fails_its_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.pdf");
+        std::fs::copy(fixture("book-p03-asis.pdf"), &path).unwrap();
+        let doc = Document::open(&path).unwrap();
+        let first = doc.read_page(0).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+        drop(file);
+        assert_eq!(doc.read_page(1).unwrap_err(), PdfError::Changed);
+        assert_eq!(
+            doc.render_page(0, 36, 1_000_000).unwrap_err(),
+            PdfError::Changed
+        );
+        // Opened again, the new bytes read as before.
+        let again = Document::open(&path).unwrap();
+        assert_eq!(again.read_page(0).unwrap(), first);
     }
 }

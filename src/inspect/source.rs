@@ -1,0 +1,167 @@
+//! A PDF file as a worker's pdfium reads it: [`Source`], the file opened
+//! once, read by pdfium a block at a time (`FPDF_LoadCustomDocument`).
+//!
+//! Why not the whole file in memory: pdfium then held every byte of every
+//! open document besides what it parsed from them. On the wild library a
+//! 22 MB manual took its worker to 62 MB, and the two copies of such a file
+//! read side by side made the run's peak. Read in blocks, pdfium holds only
+//! what it parses. Not a memory map either: a file truncated under a map
+//! raises SIGBUS, while a short read is an error pdfium reports.
+//!
+//! The file is still read whole once, when opened, so that its blake3 can
+//! be checked against the coordinator's fingerprint (and its XMP packet
+//! found); those bytes are dropped before pdfium parses anything. From then
+//! on, every answer is checked against the file's [`Stamp`] taken before
+//! that read: a file written to since (size, modification or change time,
+//! or a different file under the name) fails with [`PdfError::Changed`],
+//! so nothing read from other bytes is cached under the old hash.
+
+use super::PdfError;
+use pdfium_render::prelude::FPDF_FILEACCESS;
+use std::ffi::{c_int, c_uchar, c_ulong, c_void};
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::Path;
+
+/// What identifies a file's content without reading it: any write changes
+/// the change time (which no user tool can set back), a replacement the
+/// inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(file: &File) -> Result<Stamp, PdfError> {
+        let m = file.metadata().map_err(io)?;
+        Ok(Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+/// An open PDF file and the callback table pdfium reads it through. Boxed
+/// by [`Source::open`]: pdfium keeps the table's address, and the callback
+/// the file's.
+pub struct Source {
+    access: FPDF_FILEACCESS,
+    file: File,
+    stamp: Stamp,
+}
+
+impl Source {
+    /// Opens `path` and reads it whole once. Returns the source and the
+    /// bytes read, which the caller hashes and then drops; pdfium reads
+    /// through [`Source::access`] afterwards.
+    pub fn open(path: &Path) -> Result<(Box<Source>, Vec<u8>), PdfError> {
+        let file = File::open(path).map_err(io)?;
+        let stamp = Stamp::of(&file)?;
+        let mut bytes = vec![0; usize::try_from(stamp.len).map_err(|_| too_large())?];
+        file.read_exact_at(&mut bytes, 0)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => PdfError::Changed,
+                _ => io(e),
+            })?;
+        let mut source = Box::new(Source {
+            access: FPDF_FILEACCESS {
+                m_FileLen: stamp.len as c_ulong,
+                m_GetBlock: Some(get_block),
+                m_Param: std::ptr::null_mut(),
+            },
+            file,
+            stamp,
+        });
+        source.access.m_Param = (&source.file as *const File).cast_mut().cast();
+        source.unchanged()?;
+        Ok((source, bytes))
+    }
+
+    /// The table to give `FPDF_LoadCustomDocument`; valid while `self` is.
+    pub fn access(&mut self) -> *mut FPDF_FILEACCESS {
+        &mut self.access
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.stamp.len as usize
+    }
+
+    /// The file, for a second reader of the same bytes (rendering).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// [`PdfError::Changed`] when the file is no longer the one first read.
+    pub fn unchanged(&self) -> Result<(), PdfError> {
+        if Stamp::of(&self.file)? == self.stamp {
+            Ok(())
+        } else {
+            Err(PdfError::Changed)
+        }
+    }
+}
+
+/// pdfium's `m_GetBlock`: `size` bytes at `position` into `buf`; 0 on a
+/// failed or short read (a file truncated meanwhile).
+unsafe extern "C" fn get_block(
+    param: *mut c_void,
+    position: c_ulong,
+    buf: *mut c_uchar,
+    size: c_ulong,
+) -> c_int {
+    // SAFETY: `param` is the `File` inside a boxed `Source` that outlives
+    // the document (set in `Source::open`); pdfium passes a buffer of
+    // `size` bytes, never null and never empty (fpdfview.h).
+    let (file, buf) = unsafe {
+        (
+            &*param.cast::<File>(),
+            std::slice::from_raw_parts_mut(buf, size as usize),
+        )
+    };
+    c_int::from(file.read_exact_at(buf, position).is_ok())
+}
+
+fn io(e: std::io::Error) -> PdfError {
+    PdfError::Io(e.to_string())
+}
+
+fn too_large() -> PdfError {
+    PdfError::Io("the file is too large to read".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn blocks_are_the_file_bytes_and_a_write_is_seen() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(b"%PDF-1.4 0123456789").unwrap();
+        file.flush().unwrap();
+        let (mut source, bytes) = Source::open(file.path()).unwrap();
+        assert_eq!(bytes, b"%PDF-1.4 0123456789");
+        let access = source.access();
+        let mut buf = [0u8; 4];
+        // SAFETY: the table and its file live in `source`.
+        let read = |buf: &mut [u8], at| unsafe {
+            ((*access).m_GetBlock.unwrap())((*access).m_Param, at, buf.as_mut_ptr(), 4)
+        };
+        assert_eq!(read(&mut buf, 9), 1);
+        assert_eq!(&buf, b"0123");
+        // Past the end: a short read fails.
+        assert_eq!(read(&mut buf, 17), 0);
+        assert!(source.unchanged().is_ok());
+        file.write_all(b"more").unwrap();
+        file.flush().unwrap();
+        assert_eq!(source.unchanged(), Err(PdfError::Changed));
+    }
+}
