@@ -50,11 +50,50 @@ impl Stamp {
 
 /// An open PDF file and the callback table pdfium reads it through. Boxed
 /// by [`Source::open`]: pdfium keeps the table's address, and the callback
-/// the file's.
+/// the reader's.
 pub struct Source {
     access: FPDF_FILEACCESS,
-    file: File,
+    reader: Reader,
     stamp: Stamp,
+}
+
+/// Bytes read from the file at a time. Pdfium's parser asks for 512 bytes
+/// at a time (about 170 calls a document on the wild library), so each
+/// call read from the file alone cost a system call.
+const WINDOW: usize = 64 << 10;
+
+/// The file and the last window read from it.
+struct Reader {
+    file: File,
+    len: u64,
+    start: u64,
+    window: Vec<u8>,
+}
+
+impl Reader {
+    /// Copies `buf.len()` bytes at `at` into `buf`, from the window when it
+    /// holds them; false when the file cannot give them (truncated).
+    fn read(&mut self, at: u64, buf: &mut [u8]) -> bool {
+        let end = at + buf.len() as u64;
+        let held = self.start + self.window.len() as u64;
+        if at >= self.start && end <= held {
+            let from = (at - self.start) as usize;
+            buf.copy_from_slice(&self.window[from..from + buf.len()]);
+            return true;
+        }
+        if buf.len() >= WINDOW {
+            return self.file.read_exact_at(buf, at).is_ok();
+        }
+        let size = (self.len.saturating_sub(at) as usize).clamp(buf.len(), WINDOW);
+        self.window.resize(size, 0);
+        if self.file.read_exact_at(&mut self.window, at).is_err() {
+            self.window.clear();
+            return false;
+        }
+        self.start = at;
+        buf.copy_from_slice(&self.window[..buf.len()]);
+        true
+    }
 }
 
 impl Source {
@@ -76,10 +115,15 @@ impl Source {
                 m_GetBlock: Some(get_block),
                 m_Param: std::ptr::null_mut(),
             },
-            file,
+            reader: Reader {
+                file,
+                len: stamp.len,
+                start: 0,
+                window: Vec::new(),
+            },
             stamp,
         });
-        source.access.m_Param = (&source.file as *const File).cast_mut().cast();
+        source.access.m_Param = (&mut source.reader as *mut Reader).cast();
         source.unchanged()?;
         Ok((source, bytes))
     }
@@ -96,12 +140,12 @@ impl Source {
 
     /// The file, for a second reader of the same bytes (rendering).
     pub fn file(&self) -> &File {
-        &self.file
+        &self.reader.file
     }
 
     /// [`PdfError::Changed`] when the file is no longer the one first read.
     pub fn unchanged(&self) -> Result<(), PdfError> {
-        if Stamp::of(&self.file)? == self.stamp {
+        if Stamp::of(&self.reader.file)? == self.stamp {
             Ok(())
         } else {
             Err(PdfError::Changed)
@@ -117,16 +161,17 @@ unsafe extern "C" fn get_block(
     buf: *mut c_uchar,
     size: c_ulong,
 ) -> c_int {
-    // SAFETY: `param` is the `File` inside a boxed `Source` that outlives
-    // the document (set in `Source::open`); pdfium passes a buffer of
+    // SAFETY: `param` is the `Reader` inside a boxed `Source` that
+    // outlives the document (set in `Source::open`), used by nothing else
+    // while pdfium calls this (one thread); pdfium passes a buffer of
     // `size` bytes, never null and never empty (fpdfview.h).
-    let (file, buf) = unsafe {
+    let (reader, buf) = unsafe {
         (
-            &*param.cast::<File>(),
+            &mut *param.cast::<Reader>(),
             std::slice::from_raw_parts_mut(buf, size as usize),
         )
     };
-    c_int::from(file.read_exact_at(buf, position).is_ok())
+    c_int::from(reader.read(position, buf))
 }
 
 fn io(e: std::io::Error) -> PdfError {
@@ -157,6 +202,11 @@ mod tests {
         };
         assert_eq!(read(&mut buf, 9), 1);
         assert_eq!(&buf, b"0123");
+        // From the window read by the call before, and outside it.
+        assert_eq!(read(&mut buf, 13), 1);
+        assert_eq!(&buf, b"4567");
+        assert_eq!(read(&mut buf, 0), 1);
+        assert_eq!(&buf, b"%PDF");
         // Past the end: a short read fails.
         assert_eq!(read(&mut buf, 17), 0);
         assert!(source.unchanged().is_ok());
