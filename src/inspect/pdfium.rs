@@ -129,9 +129,8 @@ pub struct Document {
     handle: FPDF_DOCUMENT,
     page_count: u32,
     hash: [u8; 32],
-    /// The XMP packet's title and creators, found in the bytes read at
-    /// open (they are not kept).
-    xmp: Option<super::xmp::XmpMeta>,
+    /// Read at open, while the file's bytes are at hand for the XMP packet.
+    info: DocInfo,
     /// Declared before `source`: fields drop in order, after `Drop::drop`
     /// has closed `handle`, so both pdfium documents are closed before the
     /// file they read is.
@@ -145,6 +144,12 @@ impl Document {
     /// A file without pages is [`PdfError::Malformed`]: nothing in it can
     /// be read, and saying so beats an empty record.
     pub fn open(path: &Path) -> Result<Document, PdfError> {
+        Document::open_keeping(path, super::source::IN_MEMORY)
+    }
+
+    /// [`Document::open`], with files smaller than `in_memory` bytes read
+    /// in place and larger ones in blocks.
+    fn open_keeping(path: &Path, in_memory: usize) -> Result<Document, PdfError> {
         let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
         let (mut source, bytes) = Source::open(path)?;
         let hash = *blake3::hash(&bytes).as_bytes();
@@ -153,27 +158,34 @@ impl Document {
                 "not a PDF, or damaged beyond repair".into(),
             ));
         }
-        let xmp = super::xmp::parse(&bytes);
-        drop(bytes);
-        // SAFETY: `source` (boxed, so its address is stable) outlives the
-        // handle, closed in `drop` before the fields drop.
-        let handle = unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) };
+        let bytes = source.keep_if_small(bytes, in_memory);
+        // SAFETY: `source` and its kept bytes (boxed, so their addresses are
+        // stable) outlive the handle, closed in `drop` before the fields drop.
+        let handle = match source.kept() {
+            Some(kept) => unsafe { lib.FPDF_LoadMemDocument64(kept, None) },
+            None => unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) },
+        };
         if handle.is_null() {
             return Err(last_error(lib));
         }
         let page_count = unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32;
-        let doc = Document {
+        let mut doc = Document {
             lib,
             handle,
             page_count,
             hash,
-            xmp,
+            info: DocInfo::default(),
             rendering: OnceLock::new(),
             source,
         };
         if doc.page_count == 0 {
             return Err(PdfError::Malformed("the PDF has no pages".into()));
         }
+        // Pdfium has parsed the cross-reference table and the trailer only:
+        // the bytes go before it loads any page.
+        let info = doc.read_info(bytes.as_deref().or(doc.source.kept()).unwrap_or_default());
+        doc.info = info;
+        drop(bytes);
         doc.source.unchanged()?;
         Ok(doc)
     }
@@ -195,6 +207,11 @@ impl Document {
     /// Page count and the Info dictionary (untrusted, see `extract::info`);
     /// a title or author missing there is taken from the XMP packet.
     pub fn info(&self) -> DocInfo {
+        self.info.clone()
+    }
+
+    /// [`Document::info`], from pdfium and the file's `bytes`.
+    fn read_info(&self, bytes: &[u8]) -> DocInfo {
         let get = |tag| {
             self.meta_text(tag)
                 .map(|v| clean_info(&v))
@@ -209,8 +226,8 @@ impl Document {
             producer: get("Producer"),
         };
         if info.title.is_none() || info.author.is_none() {
-            if let Some(x) = &self.xmp {
-                info.title = info.title.or_else(|| x.title.clone());
+            if let Some(x) = super::xmp::parse(bytes) {
+                info.title = info.title.or(x.title);
                 if info.author.is_none() && !x.creators.is_empty() {
                     info.author = Some(x.creators.join("; "));
                 }
@@ -321,10 +338,23 @@ impl Document {
         let doc = match self.rendering.get() {
             Some(doc) => doc,
             None => {
-                let file = self.source.file().try_clone();
-                let doc = pdfium()?
-                    .load_pdf_from_reader(file.map_err(|e| PdfError::Io(e.to_string()))?, None)
-                    .map_err(map_err)?;
+                let doc = match self.source.kept() {
+                    Some(kept) => {
+                        // SAFETY: the slice lives as long as `self.source`,
+                        // which drops after `rendering` (field order), and
+                        // is never changed; 'static only names that for the
+                        // OnceLock.
+                        let kept: &'static [u8] =
+                            unsafe { std::slice::from_raw_parts(kept.as_ptr(), kept.len()) };
+                        pdfium()?.load_pdf_from_byte_slice(kept, None)
+                    }
+                    None => {
+                        let file = self.source.file().try_clone();
+                        let file = file.map_err(|e| PdfError::Io(e.to_string()))?;
+                        pdfium()?.load_pdf_from_reader(file, None)
+                    }
+                }
+                .map_err(map_err)?;
                 self.rendering.get_or_init(|| doc)
             }
         };
@@ -1026,16 +1056,20 @@ pub(crate) mod tests {
         assert!(doc.render_page(0, 36, 1_000_000).is_ok());
     }
 
-    /// Pdfium reads the file in blocks after the hash was taken, so a file
-    /// written to after opening fails every later read instead of
+    /// Pdfium reads a large file in blocks after the hash was taken, so a
+    /// file written to after opening fails every later read instead of
     /// answering from other bytes.
     #[test]
     fn a_file_written_to_after_opening_fails_its_reads() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("book.pdf");
         std::fs::copy(fixture("book-p03-asis.pdf"), &path).unwrap();
-        let doc = Document::open(&path).unwrap();
+        let whole = Document::open(&path).unwrap();
+        // Read in blocks, the pages are those read in place.
+        let doc = Document::open_keeping(&path, 0).unwrap();
         let first = doc.read_page(0).unwrap();
+        assert_eq!(first, whole.read_page(0).unwrap());
+        assert_eq!(doc.info(), whole.info());
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -1047,8 +1081,10 @@ pub(crate) mod tests {
             doc.render_page(0, 36, 1_000_000).unwrap_err(),
             PdfError::Changed
         );
+        // A file read in place is not read again, so it still answers.
+        assert_eq!(whole.read_page(1).unwrap().text.index, 1);
         // Opened again, the new bytes read as before.
-        let again = Document::open(&path).unwrap();
+        let again = Document::open_keeping(&path, 0).unwrap();
         assert_eq!(again.read_page(0).unwrap(), first);
     }
 }

@@ -8,6 +8,9 @@
 //! what it parses. Not a memory map either: a file truncated under a map
 //! raises SIGBUS, while a short read is an error pdfium reports.
 //!
+//! Files under [`IN_MEMORY`] are still given to pdfium whole, as before:
+//! for them the copies cost more than the memory.
+//!
 //! The file is still read whole once, when opened, so that its blake3 can
 //! be checked against the coordinator's fingerprint (and its XMP packet
 //! found); those bytes are dropped before pdfium parses anything. From then
@@ -55,7 +58,16 @@ pub struct Source {
     access: FPDF_FILEACCESS,
     reader: Reader,
     stamp: Stamp,
+    /// The whole file, kept when smaller than [`IN_MEMORY`]; pdfium then
+    /// reads it in place and the file is not read again.
+    kept: Option<Box<[u8]>>,
 }
+
+/// Files smaller than this stay in memory for pdfium: reading in blocks
+/// cost about 4% more CPU on the wild library (pdfium copies every stream
+/// it reads through the callback), and what matters for memory is the
+/// large files.
+pub const IN_MEMORY: usize = 4 << 20;
 
 /// Bytes read from the file at a time. Pdfium's parser asks for 512 bytes
 /// at a time (about 170 calls a document on the wild library), so each
@@ -122,10 +134,28 @@ impl Source {
                 window: Vec::new(),
             },
             stamp,
+            kept: None,
         });
         source.access.m_Param = (&mut source.reader as *mut Reader).cast();
         source.unchanged()?;
         Ok((source, bytes))
+    }
+
+    /// Keeps `bytes` (what [`Source::open`] read) when the file is smaller
+    /// than `limit` ([`IN_MEMORY`]); gives them back otherwise.
+    pub fn keep_if_small(&mut self, bytes: Vec<u8>, limit: usize) -> Option<Vec<u8>> {
+        if bytes.len() < limit {
+            self.kept = Some(bytes.into_boxed_slice());
+            None
+        } else {
+            Some(bytes)
+        }
+    }
+
+    /// The whole file, when [`Source::keep_if_small`] kept it. Boxed: its
+    /// address does not change when the source moves.
+    pub fn kept(&self) -> Option<&[u8]> {
+        self.kept.as_deref()
     }
 
     /// The table to give `FPDF_LoadCustomDocument`; valid while `self` is.
@@ -143,9 +173,10 @@ impl Source {
         &self.reader.file
     }
 
-    /// [`PdfError::Changed`] when the file is no longer the one first read.
+    /// [`PdfError::Changed`] when the file is no longer the one first read
+    /// (never for a kept file: nothing is read from it again).
     pub fn unchanged(&self) -> Result<(), PdfError> {
-        if Stamp::of(&self.reader.file)? == self.stamp {
+        if self.kept.is_some() || Stamp::of(&self.reader.file)? == self.stamp {
             Ok(())
         } else {
             Err(PdfError::Changed)
