@@ -121,9 +121,9 @@ fn map_err(e: PdfiumError) -> PdfError {
 /// The file is read whole once, when opened, and hashed: the coordinator
 /// checks that [`Document::content_hash`] is the hash it fingerprinted (a
 /// file changed in between must not have its record cached under the old
-/// content's hash). Pdfium then reads the file in blocks
-/// ([`super::source`]), and every page read or rendered is checked to come
-/// from a file not written to since.
+/// content's hash). A small file is then kept and read in place; a large
+/// one is read by pdfium in blocks ([`super::source`]), and every page read
+/// or rendered from it is checked to come from a file not written to since.
 pub struct Document {
     lib: &'static dyn PdfiumLibraryBindings,
     handle: FPDF_DOCUMENT,
