@@ -13,9 +13,10 @@
 //!
 //! The file is still read whole once, when opened, so that its blake3 can
 //! be checked against the coordinator's fingerprint (and its XMP packet
-//! found); those bytes are dropped before pdfium parses anything. From then
-//! on, every answer is checked against the file's [`Stamp`] taken before
-//! that read: a file written to since (size, modification or change time,
+//! found); for a large file those bytes are dropped before pdfium loads
+//! any page. From then on, every answer from a large file is checked
+//! against the file's [`Stamp`] taken before that read: a file written to
+//! since (size, modification or change time,
 //! or a different file under the name) fails with [`PdfError::Changed`],
 //! so nothing read from other bytes is cached under the old hash.
 
