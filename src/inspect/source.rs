@@ -16,9 +16,9 @@
 //! found); for a large file those bytes are dropped before pdfium loads
 //! any page. From then on, every answer from a large file is checked
 //! against the file's [`Stamp`] taken before that read: a file written to
-//! since (size, modification or change time,
-//! or a different file under the name) fails with [`PdfError::Changed`],
-//! so nothing read from other bytes is cached under the old hash.
+//! since (size, modification or change time, or a different file under the
+//! name) fails with [`PdfError::Changed`], so nothing read from other bytes
+//! is cached under the old hash.
 
 use super::PdfError;
 use pdfium_render::prelude::FPDF_FILEACCESS;

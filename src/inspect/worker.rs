@@ -93,7 +93,12 @@ pub enum Response {
     Rendered {
         width: u32,
         height: u32,
-        #[serde(with = "raw_bytes")]
+        /// As serde bytes (`serde_bytes`): postcard copies a page's pixels
+        /// in one go instead of making one serde call a byte (a page at
+        /// 200 dpi is 2.3 MB; `perf` over a run of scans had 2.4% of its
+        /// CPU there). The bytes on the wire are a sequence's: a varint
+        /// length, then the bytes.
+        #[serde(with = "serde_bytes")]
         pixels: Vec<u8>,
     },
     /// Answer to `DebugSleep`.
@@ -103,33 +108,6 @@ pub enum Response {
     /// The request failed and the worker is about to exit (a panic inside
     /// the reader may leave pdfium's state poisoned): discard this worker.
     Fatal(PdfError),
-}
-
-/// A `Vec<u8>` as serde bytes: postcard copies a page's pixels in one go
-/// instead of making one serde call a byte (a page at 200 dpi is 2.3 MB;
-/// `perf` over a run of scans had 2.4% of its CPU there). The bytes on the
-/// wire are the same as a sequence's: a varint length, then the bytes.
-mod raw_bytes {
-    pub fn serialize<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(v)
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        struct Bytes;
-        impl<'de> serde::de::Visitor<'de> for Bytes {
-            type Value = Vec<u8>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-                Ok(v.to_vec())
-            }
-            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-                Ok(v)
-            }
-        }
-        d.deserialize_byte_buf(Bytes)
-    }
 }
 
 /// Writes one frame.
@@ -463,10 +441,6 @@ mod tests {
         assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
     }
 
-    /// Not a test: the body of the worker processes that the pool tests
-    /// spawn from this test binary (`--ignored --exact` with
-    /// `COLOPHON_TEST_WORKER=1`), since the real `colophon worker`
-    /// subcommand lives in the binary.
     #[test]
     fn rendered_pixels_travel_as_a_sequence_of_bytes_would() {
         #[derive(serde::Serialize)]
@@ -506,6 +480,10 @@ mod tests {
         assert_eq!(back, ours);
     }
 
+    /// Not a test: the body of the worker processes that the pool tests
+    /// spawn from this test binary (`--ignored --exact` with
+    /// `COLOPHON_TEST_WORKER=1`), since the real `colophon worker`
+    /// subcommand lives in the binary.
     #[test]
     #[ignore = "worker process entry for the pool tests"]
     fn worker_process_entry() {
