@@ -95,7 +95,7 @@ pub struct Context<'a> {
     pub vision: Option<&'a VisionPool<u32>>,
     /// Tesseract processes allowed at once, across all documents.
     pub ocr_slots: &'a OcrSlots,
-    /// The threads the finders and the decision run on (one per worker).
+    /// The threads the finders and the decision run on (one for every two workers).
     /// Every thread that runs a pattern keeps its own lazy-DFA cache for
     /// it, so a few fixed threads keep the caches few, whereas the document
     /// threads, twice as many as workers, would each fill a set.
