@@ -95,10 +95,11 @@ pub struct Context<'a> {
     pub vision: Option<&'a VisionPool<u32>>,
     /// Tesseract processes allowed at once, across all documents.
     pub ocr_slots: &'a OcrSlots,
-    /// The threads the finders and the decision run on (one for every two workers).
-    /// Every thread that runs a pattern keeps its own lazy-DFA cache for
-    /// it, so a few fixed threads keep the caches few, whereas the document
-    /// threads, twice as many as workers, would each fill a set.
+    /// The threads the finders and the decision run on (one for every two
+    /// workers). Every thread that runs a pattern keeps its own lazy-DFA
+    /// cache for it, so a few fixed threads keep the caches few, whereas
+    /// the document threads, twice as many as workers, would each fill a
+    /// set.
     pub deciders: &'a rayon::ThreadPool,
     /// For the one message of a vision pool that switched itself off.
     pub reporter: &'a dyn Reporter,

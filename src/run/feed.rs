@@ -104,8 +104,8 @@ pub(super) fn fingerprint<'s>(
 /// [`Job`]s for the document threads. The first job queued starts the
 /// finders' warm-up (on a decider thread, which then owns each pattern's
 /// first lazy-DFA cache) and the deletion of old run folders (`pruner`),
-/// which a warm run never pays for. Stops queueing at Ctrl-C; dropping the job sender ends the
-/// document threads.
+/// which a warm run never pays for. Stops queueing at Ctrl-C; dropping the
+/// job sender ends the document threads.
 pub(super) fn records<'s>(
     scope: &'s Scope<'s, '_>,
     files: &'s [PdfFile],
