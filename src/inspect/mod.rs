@@ -24,6 +24,7 @@ pub mod lines;
 mod page;
 pub mod pdfium;
 pub mod pool;
+pub mod quick;
 mod source;
 pub mod worker;
 pub mod xmp;
@@ -35,7 +36,7 @@ use crate::model::PageText;
 
 /// Bump when an input or the stored layout of `DocInfo`/`PageText` changes
 /// (line building, font sizes, image ratio...): cached pages are read again.
-pub const INSPECT_VERSION: u32 = 8;
+pub const INSPECT_VERSION: u32 = 9;
 use serde::{Deserialize, Serialize};
 
 /// Why a document (or one of its pages) could not be read. The coordinator

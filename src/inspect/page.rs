@@ -35,7 +35,7 @@ const OBJ_FORM: i32 = 5;
 const MODE_INVISIBLE: i32 = 3;
 const MODE_INVISIBLE_CLIP: i32 = 7;
 /// The font descriptor's ForceBold flag (bit 19).
-const FORCE_BOLD: i32 = 1 << 18;
+pub(super) const FORCE_BOLD: i32 = 1 << 18;
 
 /// A loaded page and its text page, closed on drop.
 pub(super) struct Page {
@@ -407,7 +407,7 @@ impl FontCache {
 
 /// Bold by weight (600 and up; -1 is unknown) or by the font's name
 /// ("Times-Bold", "NimbusSans-Semibold").
-fn font_is_bold(name: &str, weight: i32) -> bool {
+pub(super) fn font_is_bold(name: &str, weight: i32) -> bool {
     if weight >= 600 {
         return true;
     }
@@ -417,7 +417,7 @@ fn font_is_bold(name: &str, weight: i32) -> bool {
         .any(|k| n.contains(k))
 }
 
-fn is_invisible(mode: i32) -> bool {
+pub(super) fn is_invisible(mode: i32) -> bool {
     mode == MODE_INVISIBLE || mode == MODE_INVISIBLE_CLIP
 }
 
@@ -436,7 +436,7 @@ pub(super) struct PageObjects {
 impl PageObjects {
     /// Keeps `rect` as the largest image when it covers more of the page
     /// than the largest so far (and its pixel size is known).
-    fn note_largest(&mut self, rect: Rect, pixels: Option<(u32, u32)>, geo: &Geometry) {
+    pub(super) fn note_largest(&mut self, rect: Rect, pixels: Option<(u32, u32)>, geo: &Geometry) {
         let Some(pixels) = pixels else { return };
         let clip = Rect {
             x0: rect.x0.max(0.0),
@@ -479,7 +479,29 @@ pub(super) struct Geometry {
 }
 
 impl Geometry {
-    fn map(&self, x: f32, y: f32) -> (f32, f32) {
+    /// The geometry of a page box `[x0 y0 x1 y1]` (the crop box clipped to
+    /// the media box, normalised) shown turned `rotate` degrees clockwise
+    /// (0, 90, 180 or 270): what pdfium's page size and bounding box give.
+    pub(super) fn from_box(b: [f64; 4], rotate: u32) -> Geometry {
+        let quarter_turns = ((rotate / 90) % 4) as u8;
+        let (uw, uh) = ((b[2] - b[0]) as f32, (b[3] - b[1]) as f32);
+        let (width, height) = if quarter_turns % 2 == 1 {
+            (uh, uw)
+        } else {
+            (uw, uh)
+        };
+        Geometry {
+            left: b[0] as f32,
+            bottom: b[1] as f32,
+            right: b[2] as f32,
+            top: b[3] as f32,
+            quarter_turns,
+            width,
+            height,
+        }
+    }
+
+    pub(super) fn map(&self, x: f32, y: f32) -> (f32, f32) {
         match self.quarter_turns {
             1 => (y - self.bottom, x - self.left),
             2 => (self.right - x, y - self.bottom),
@@ -489,7 +511,7 @@ impl Geometry {
     }
 
     /// A user-space rectangle as a displayed-page rectangle.
-    fn map_rect(&self, left: f32, bottom: f32, right: f32, top: f32) -> Rect {
+    pub(super) fn map_rect(&self, left: f32, bottom: f32, right: f32, top: f32) -> Rect {
         let (ax, ay) = self.map(left, bottom);
         let (bx, by) = self.map(right, top);
         Rect {
@@ -502,7 +524,7 @@ impl Geometry {
 
     /// Text angles are measured in user space; display rotation turns them
     /// clockwise.
-    fn map_angle(&self, a: f32) -> f32 {
+    pub(super) fn map_angle(&self, a: f32) -> f32 {
         a - self.quarter_turns as f32 * std::f32::consts::FRAC_PI_2
     }
 }

@@ -11,12 +11,15 @@
 //! Rendering straight to pdfium's grayscale bitmap format aborts the process
 //! on pages with images (measured), so pages are rendered BGRA and converted.
 
-use super::page::Page;
+use super::lines::Glyph;
+use super::page::{Geometry, Page, PageObjects};
+use super::quick::QuickDoc;
 use super::source::Source;
 use super::{PageRead, PdfError, area, lines};
 use crate::model::{DocInfo, InfoMeta, PageImage, PageText, Rect, Via};
 use image::GrayImage;
 use pdfium_render::prelude::*;
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -126,7 +129,12 @@ fn map_err(e: PdfiumError) -> PdfError {
 /// or rendered from it is checked to come from a file not written to since.
 pub struct Document {
     lib: &'static dyn PdfiumLibraryBindings,
-    handle: FPDF_DOCUMENT,
+    /// Pdfium's document; null until first needed when the quick reader
+    /// has the file (see [`Document::handle`]).
+    handle: Cell<FPDF_DOCUMENT>,
+    /// The quick reader (`super::quick`), for files kept in memory that it
+    /// can read; pages it cannot read go to pdfium.
+    quick: Option<QuickDoc>,
     page_count: u32,
     hash: [u8; 32],
     /// Read at open, while the file's bytes are at hand for the XMP packet.
@@ -159,19 +167,29 @@ impl Document {
             ));
         }
         let bytes = source.keep_if_small(bytes, in_memory);
-        // SAFETY: `source` and its kept bytes (boxed, so their addresses are
-        // stable) outlive the handle, closed in `drop` before the fields drop.
-        let handle = match source.kept() {
-            Some(kept) => unsafe { lib.FPDF_LoadMemDocument64(kept, None) },
-            None => unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) },
+        let quick = match source.kept_shared() {
+            Some(kept) if quick_enabled() => QuickDoc::open(kept).ok(),
+            _ => None,
         };
-        if handle.is_null() {
+        let handle = match (&quick, source.kept()) {
+            (Some(_), _) => std::ptr::null_mut(),
+            // SAFETY: `source` and its kept bytes (shared, so their
+            // addresses are stable) outlive the handle, closed in `drop`
+            // before the fields drop.
+            (None, Some(kept)) => unsafe { lib.FPDF_LoadMemDocument64(kept, None) },
+            (None, None) => unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) },
+        };
+        if handle.is_null() && quick.is_none() {
             return Err(last_error(lib));
         }
-        let page_count = unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32;
+        let page_count = match &quick {
+            Some(q) => q.page_count(),
+            None => unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32,
+        };
         let mut doc = Document {
             lib,
-            handle,
+            handle: Cell::new(handle),
+            quick,
             page_count,
             hash,
             info: DocInfo::default(),
@@ -210,7 +228,25 @@ impl Document {
         self.info.clone()
     }
 
-    /// [`Document::info`], from pdfium and the file's `bytes`.
+    /// Pdfium's document, opened now if the quick reader had the file
+    /// until now (its bytes are kept in memory).
+    fn handle(&self) -> Result<FPDF_DOCUMENT, PdfError> {
+        let handle = self.handle.get();
+        if !handle.is_null() {
+            return Ok(handle);
+        }
+        let kept = self.source.kept().ok_or(PdfError::NotOpen)?;
+        // SAFETY: as in `open_keeping`: the kept bytes outlive the handle.
+        let handle = unsafe { self.lib.FPDF_LoadMemDocument64(kept, None) };
+        if handle.is_null() {
+            return Err(last_error(self.lib));
+        }
+        self.handle.set(handle);
+        Ok(handle)
+    }
+
+    /// [`Document::info`], from the quick reader or pdfium and the file's
+    /// `bytes`.
     fn read_info(&self, bytes: &[u8]) -> DocInfo {
         let get = |tag| {
             self.meta_text(tag)
@@ -239,13 +275,18 @@ impl Document {
         }
     }
 
-    /// One Info entry as pdfium decodes it (UTF-16LE with a final NUL).
+    /// One Info entry as pdfium decodes it (UTF-16LE with a final NUL),
+    /// or the quick reader.
     fn meta_text(&self, tag: &str) -> Option<String> {
+        if let Some(q) = &self.quick {
+            return q.info_text(tag);
+        }
+        let handle = self.handle.get();
         // SAFETY: a null buffer asks for the length in bytes; the second
         // call writes at most `len` bytes into a buffer of that size.
         let len = unsafe {
             self.lib
-                .FPDF_GetMetaText(self.handle, tag, std::ptr::null_mut(), 0)
+                .FPDF_GetMetaText(handle, tag, std::ptr::null_mut(), 0)
         };
         if len <= 2 {
             return None;
@@ -253,7 +294,7 @@ impl Document {
         let mut buf = vec![0u16; (len as usize).div_ceil(2)];
         unsafe {
             self.lib
-                .FPDF_GetMetaText(self.handle, tag, buf.as_mut_ptr().cast(), len);
+                .FPDF_GetMetaText(handle, tag, buf.as_mut_ptr().cast(), len);
         }
         while buf.last() == Some(&0) {
             buf.pop();
@@ -276,20 +317,78 @@ impl Document {
         // SAFETY: the document is open; the page is closed by `Page` before
         // `self` can be dropped (it borrows nothing, but lives only inside
         // `read_page`).
-        let page = unsafe { self.lib.FPDF_LoadPage(self.handle, index as i32) };
+        let page = unsafe { self.lib.FPDF_LoadPage(self.handle()?, index as i32) };
         if page.is_null() {
             return Err(last_error(self.lib));
         }
         unsafe { Page::new(self.lib, page) }
     }
 
-    /// Text lines and image coverage of one page (0-based index).
+    /// Text lines and image coverage of one page (0-based index): by the
+    /// quick reader when it has the file and can read the page, else by
+    /// pdfium.
     pub fn read_page(&self, index: u32) -> Result<PageRead, PdfError> {
+        self.check_index(index)?;
+        if let Some(q) = &self.quick {
+            if let Ok(p) = q.read_page(index) {
+                return self.page_read(index, p.geo, p.objects, p.glyphs);
+            }
+        }
+        self.read_page_pdfium(index)
+    }
+
+    /// [`Document::read_page`] by pdfium alone (the reference the quick
+    /// reader is compared with).
+    pub fn read_page_pdfium(&self, index: u32) -> Result<PageRead, PdfError> {
         let page = self.page(index)?;
         let geo = page.geometry();
         let objects = page.objects(&geo);
         let glyphs = page.glyphs(&geo, objects.invisible_text);
         drop(page);
+        self.page_read(index, geo, objects, glyphs)
+    }
+
+    /// [`Document::read_page`] by the quick reader alone: `None` when it
+    /// does not have the document, the reason when it leaves the page to
+    /// pdfium (for `examples/quick_compare`).
+    pub fn read_page_quick(&self, index: u32) -> Option<Result<PageRead, String>> {
+        let q = self.quick.as_ref()?;
+        Some(match q.read_page(index) {
+            Ok(p) => self
+                .page_read(index, p.geo, p.objects, p.glyphs)
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.0),
+        })
+    }
+
+    /// A page's glyphs by the quick reader (when it reads the page) and by
+    /// pdfium, before lines are built (for `examples/quick_compare`).
+    #[doc(hidden)]
+    pub fn glyphs_by_both(&self, index: u32) -> Result<(Option<Vec<Glyph>>, Vec<Glyph>), PdfError> {
+        let quick = self.quick.as_ref().and_then(|q| q.read_page(index).ok());
+        let page = self.page(index)?;
+        let geo = page.geometry();
+        let objects = page.objects(&geo);
+        Ok((
+            quick.map(|q| q.glyphs),
+            page.glyphs(&geo, objects.invisible_text),
+        ))
+    }
+
+    /// Whether the quick reader reads this document (else pdfium does).
+    pub fn is_quick(&self) -> bool {
+        self.quick.is_some()
+    }
+
+    /// A page's lines, image coverage and largest image from what one of
+    /// the readers found.
+    fn page_read(
+        &self,
+        index: u32,
+        geo: Geometry,
+        objects: PageObjects,
+        glyphs: Vec<Glyph>,
+    ) -> Result<PageRead, PdfError> {
         let built = lines::build_lines(&glyphs);
         let rects = objects.images;
         let page_rect = Rect {
@@ -384,9 +483,20 @@ impl Document {
 
 impl Drop for Document {
     fn drop(&mut self) {
-        // SAFETY: the handle is live and owned; no page outlives `read_page`.
-        unsafe { self.lib.FPDF_CloseDocument(self.handle) };
+        let handle = self.handle.get();
+        if !handle.is_null() {
+            // SAFETY: the handle is live and owned; no page outlives
+            // `read_page`.
+            unsafe { self.lib.FPDF_CloseDocument(handle) };
+        }
     }
+}
+
+/// The quick reader is used unless `COLOPHON_QUICK=off` (to compare with
+/// pdfium alone, or to set it aside should it misread a library).
+fn quick_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("COLOPHON_QUICK").is_none_or(|v| v != "off"))
 }
 
 /// Why pdfium's last call failed (`FPDF_GetLastError`, fpdfview.h codes).
@@ -1068,7 +1178,7 @@ pub(crate) mod tests {
         // Read in blocks, the pages are those read in place.
         let doc = Document::open_keeping(&path, 0).unwrap();
         let first = doc.read_page(0).unwrap();
-        assert_eq!(first, whole.read_page(0).unwrap());
+        assert_eq!(first, whole.read_page_pdfium(0).unwrap());
         assert_eq!(doc.info(), whole.info());
         let mut file = std::fs::OpenOptions::new()
             .append(true)

@@ -26,6 +26,7 @@ use std::ffi::{c_int, c_uchar, c_ulong, c_void};
 use std::fs::File;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
+use std::rc::Rc;
 
 /// What identifies a file's content without reading it: any write changes
 /// the change time (which no user tool can set back), a replacement the
@@ -61,7 +62,7 @@ pub struct Source {
     stamp: Stamp,
     /// The whole file, kept when smaller than [`IN_MEMORY`]; pdfium then
     /// reads it in place and the file is not read again.
-    kept: Option<Box<[u8]>>,
+    kept: Option<Rc<[u8]>>,
 }
 
 /// Files smaller than this stay in memory for pdfium: reading in blocks
@@ -146,7 +147,7 @@ impl Source {
     /// than `limit` ([`IN_MEMORY`]); gives them back otherwise.
     pub fn keep_if_small(&mut self, bytes: Vec<u8>, limit: usize) -> Option<Vec<u8>> {
         if bytes.len() < limit {
-            self.kept = Some(bytes.into_boxed_slice());
+            self.kept = Some(bytes.into());
             None
         } else {
             Some(bytes)
@@ -157,6 +158,11 @@ impl Source {
     /// address does not change when the source moves.
     pub fn kept(&self) -> Option<&[u8]> {
         self.kept.as_deref()
+    }
+
+    /// [`Source::kept`], shared (the quick reader holds it too).
+    pub fn kept_shared(&self) -> Option<Rc<[u8]>> {
+        self.kept.clone()
     }
 
     /// The table to give `FPDF_LoadCustomDocument`; valid while `self` is.
