@@ -3,8 +3,9 @@
 //! ([`feed`]) → per document inspect/OCR/vision/extract/decide
 //! ([`documents`]) → name → write ([`writeback`]) → report ([`emit`]).
 //!
-//! After the documents, the worker processes draw the review page's
-//! missing thumbnails (`review::make_thumbnails`).
+//! After the documents, with `REVIEW_THUMBNAILS = "run"`, the worker
+//! processes draw the review page's missing thumbnails
+//! (`review::make_thumbnails`; by default `colophon review` draws them).
 //!
 //! Threads: rayon hashes and sends each fingerprint on as it is done; a
 //! feeder answers cached records at once and queues the rest for `2 x
@@ -32,7 +33,7 @@ use crate::online::Online;
 use crate::progress::Reporter;
 use crate::report::{StageOutcome, Summary};
 use crate::runs::{Pruner, RunDir};
-use crate::settings::Settings;
+use crate::settings::{ReviewThumbnails, Settings};
 use anyhow::Result;
 use std::io::Write;
 use std::path::PathBuf;
@@ -79,7 +80,8 @@ pub fn run(
     let mut out = emit::Outputs::create(env, &run_dir, stdout)?;
     let mut summary = Summary::default();
     // The review page's thumbnails still to draw, drawn once the
-    // documents are done (by the worker processes, now idle).
+    // documents are done (by the worker processes, now idle), when
+    // `REVIEW_THUMBNAILS = "run"`; else `colophon review` draws them.
     let mut thumbs = Vec::new();
     std::thread::scope(|scope| -> Result<()> {
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
@@ -103,7 +105,10 @@ pub fn run(
             summary.count(&record);
             let (cache_dir, data_dir) = (&env.paths.cache_dir, &env.paths.data_dir);
             let offset = settings.page_num_offset;
-            if let Some(job) = crate::review::thumb_job(cache_dir, data_dir, &record, offset)
+            let draw = settings.review_thumbnails == ReviewThumbnails::Run;
+            if let Some(job) = draw
+                .then(|| crate::review::thumb_job(cache_dir, data_dir, &record, offset))
+                .flatten()
                 && !job.missing.is_empty()
             {
                 thumbs.push(job);

@@ -125,6 +125,16 @@ impl Default for OnlineRates {
     }
 }
 
+/// When the review page's thumbnails are drawn (`REVIEW_THUMBNAILS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewThumbnails {
+    /// By `colophon review`, for the run it opens.
+    Review,
+    /// At the end of every run, and by `colophon review` if any are missing.
+    Run,
+}
+
 /// Every setting that can change what colophon computes or writes.
 /// Field names map to the seed's setting names (upper case in files and
 /// environment variables).
@@ -142,6 +152,12 @@ pub struct Settings {
     pub write_pdf_changes: bool,
     /// `MAX_FILENAME_LENGTH`: cap in characters for every created name, >= 40.
     pub max_filename_length: usize,
+    /// `REVIEW_THUMBNAILS`: when the review page's thumbnails are drawn:
+    /// `"review"` (default) when `colophon review` opens the page, `"run"`
+    /// at the end of every run as well. Drawing a page means rendering it,
+    /// which loads every font program on it: on a library of real PDFs
+    /// that was about as much CPU as reading the documents.
+    pub review_thumbnails: ReviewThumbnails,
     /// `ANALYZE_WITH_VISION`
     pub analyze_with_vision: bool,
     /// `VLM_MODEL`
@@ -232,6 +248,7 @@ impl Settings {
             page_num_offset: 0,
             min_confidence: 0.0,
             write_pdf_changes: false,
+            review_thumbnails: ReviewThumbnails::Review,
             max_filename_length: 0,
             analyze_with_vision: false,
             vlm_model: String::new(),

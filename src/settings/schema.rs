@@ -8,7 +8,7 @@
 //! own kind, or when a row's setter and getter disagree, and those in
 //! `cache/keys.rs` when a key does not follow the `affects` column.
 
-use super::{BackMode, Settings};
+use super::{BackMode, ReviewThumbnails, Settings};
 
 /// The cached results a setting can change, and so the cache keys it
 /// enters (cargo's fingerprint rule: a setting is in every key whose result
@@ -562,6 +562,7 @@ pub(super) struct Leaf {
 }
 
 const BACK_MODES: &[&str] = &["never", "always", "fallback"];
+const REVIEW_THUMBNAILS: &[&str] = &["review", "run"];
 
 /// Every setting key. Adding a setting = adding a field to [`Settings`]
 /// and one row here.
@@ -589,6 +590,27 @@ pub(super) const LEAVES: &[Leaf] = &[
         affects: Affects::Run,
         set: |s, v| s.write_pdf_changes = v.bool(),
         get: |s| toml::Value::Boolean(s.write_pdf_changes),
+    },
+    Leaf {
+        key: "REVIEW_THUMBNAILS",
+        kind: Kind::Choice(REVIEW_THUMBNAILS),
+        default: Val::Str("review"),
+        affects: Affects::Run,
+        set: |s, v| {
+            s.review_thumbnails = match v.string().as_str() {
+                "run" => ReviewThumbnails::Run,
+                _ => ReviewThumbnails::Review,
+            }
+        },
+        get: |s| {
+            toml::Value::String(
+                match s.review_thumbnails {
+                    ReviewThumbnails::Run => "run",
+                    ReviewThumbnails::Review => "review",
+                }
+                .into(),
+            )
+        },
     },
     Leaf {
         key: "MAX_FILENAME_LENGTH",

@@ -74,13 +74,15 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     let page = run_folder(&p).join("review.html");
     assert!(page.is_file(), "every run writes its review page");
 
-    // The run drew the thumbnails of the pages its fields came from (in
-    // its pdfium workers, cached by content).
+    // The run drew no thumbnail (`REVIEW_THUMBNAILS = "review"`, the
+    // default): rendering a page costs as much as reading it.
     let thumbs_dir = p.root().join("cache/thumbs/v1");
-    let thumbs = std::fs::read_dir(&thumbs_dir).unwrap().count();
-    assert!(thumbs >= 4, "{thumbs} thumbnails");
+    let count = || std::fs::read_dir(&thumbs_dir).map_or(0, |d| d.count());
+    assert_eq!(count(), 0, "the run drew thumbnails");
 
-    // `colophon review` draws only what is missing and rewrites the page.
+    // `colophon review` draws the thumbnails of the pages the fields came
+    // from (in pdfium workers, cached by content), then only what is
+    // missing, and rewrites the page.
     let review = |args: &[&str]| {
         let out = p
             .cmd()
@@ -96,14 +98,26 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
     };
     let (stdout, stderr) = review(&[]);
     assert_eq!(stdout.trim(), page.display().to_string());
-    assert!(stderr.contains(": 0 made, "), "{stderr}");
-    std::fs::remove_dir_all(&thumbs_dir).unwrap();
-    let (_, again) = review(&[]);
+    let thumbs = count();
+    assert!(thumbs >= 4, "{thumbs} thumbnails");
     // Copies share their content hash, so their pages are drawn once.
     assert!(
-        again.contains(&format!(": {thumbs} made, 0 already there")),
-        "{again}"
+        stderr.contains(&format!(": {thumbs} made, 0 already there")),
+        "{stderr}"
     );
+    let (_, again) = review(&[]);
+    assert!(again.contains(": 0 made, "), "{again}");
+
+    // With `REVIEW_THUMBNAILS = "run"` the run draws them itself.
+    std::fs::remove_dir_all(&thumbs_dir).unwrap();
+    let out = p
+        .cmd()
+        .arg("-q")
+        .env("REVIEW_THUMBNAILS", "run")
+        .output()
+        .unwrap();
+    util::assert_exit(&out, 1);
+    assert_eq!(count(), thumbs);
     // A rerun opens no PDF for them: they are all there.
     let out = p.cmd().args(["-q"]).output().unwrap();
     util::assert_exit(&out, 1);

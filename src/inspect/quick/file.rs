@@ -39,7 +39,7 @@ const MAX_TREE_DEPTH: usize = 64;
 /// pdfium takes a root `/Count` from 1 up to this as the page count.
 const MAX_PAGE_COUNT: i64 = 0xFFFFF;
 /// Decoded object streams kept at once, in bytes in all.
-const MAX_OBJECT_STREAM_BYTES: usize = 256 << 20;
+const MAX_OBJECT_STREAM_BYTES: usize = 128 << 20;
 /// US Letter, the media box of a page that has none.
 const LETTER: [f64; 4] = [0.0, 0.0, 612.0, 792.0];
 
@@ -349,7 +349,7 @@ impl File {
     }
 
     /// Object `num`, the `index`th of object stream `stream`; null when
-    /// the stream does not have it.
+    /// the stream has another object there (as pdfium reads it).
     fn read_from_object_stream(
         &self,
         num: u32,
@@ -357,20 +357,17 @@ impl File {
         index: u32,
     ) -> Result<Object, Unsupported> {
         let os = self.object_stream(stream)?;
-        let by_index = os.objects.get(index as usize).filter(|(n, _)| *n == num);
-        let found = by_index.or_else(|| os.objects.iter().find(|(n, _)| *n == num));
-        let Some(&(_, offset)) = found else {
+        let index = index as usize;
+        let Some(&(_, offset)) = os.objects.get(index).filter(|(n, _)| *n == num) else {
             return Ok(Object::Null);
         };
         // The object ends where the next one starts (when they are in
         // order): a number at the end must not take the next object's
         // first tokens for `g R`.
-        let end = os
-            .objects
-            .iter()
-            .map(|&(_, at)| at)
-            .find(|&at| at > offset)
-            .unwrap_or(os.data.len());
+        let end = match os.objects.get(index + 1) {
+            Some(&(_, next)) if next > offset => next,
+            _ => os.data.len(),
+        };
         let object = Lexer::new(&os.data[offset..end])
             .object()?
             .unwrap_or(Object::Null);
@@ -884,7 +881,9 @@ fn big_endian(field: &[u8]) -> u64 {
 }
 
 /// The (object number, offset in `data`) pairs at the start of an object
-/// stream's data; offsets count from `/First`.
+/// stream's data (offsets there count from `/First`). An offset past the
+/// data is kept as the data's end, so that the indices stay right: the
+/// object there is null.
 fn object_stream_offsets(
     data: &[u8],
     count: i64,
@@ -908,9 +907,8 @@ fn object_stream_offsets(
         };
         let num = u32::try_from(num).map_err(|_| bad())?;
         let offset = usize::try_from(offset).map_err(|_| bad())?;
-        if let Some(at) = first.checked_add(offset).filter(|&at| at < data.len()) {
-            objects.push((num, at));
-        }
+        let at = first.saturating_add(offset).min(data.len());
+        objects.push((num, at));
     }
     Ok(objects)
 }
@@ -1047,7 +1045,7 @@ mod tests {
         let mut offsets = Vec::new();
         for (i, body) in objects.iter().enumerate() {
             offsets.push(out.len() - base);
-            write!(out, "{} 0 obj\n", i + 1).unwrap();
+            writeln!(out, "{} 0 obj", i + 1).unwrap();
             out.extend_from_slice(body);
             out.extend_from_slice(b"\nendobj\n");
         }
@@ -1478,344 +1476,6 @@ mod tests {
         ];
         for (degrees, want) in cases {
             assert_eq!(normalise_rotation(degrees), want, "{degrees}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod real_files {
-    use super::*;
-    use std::collections::BTreeMap;
-    use std::path::{Path, PathBuf};
-    use std::time::{Duration, Instant};
-
-    fn pdfinfo(path: &Path) -> (Option<u32>, bool) {
-        let cache = Path::new("/tmp/quick_pdfinfo").join(path.to_string_lossy().replace('/', "_"));
-        let text = match std::fs::read_to_string(&cache) {
-            Ok(t) => t,
-            Err(_) => {
-                let out = std::process::Command::new("pdfinfo")
-                    .arg(path)
-                    .output()
-                    .unwrap();
-                let t = String::from_utf8_lossy(&out.stdout).into_owned();
-                std::fs::create_dir_all("/tmp/quick_pdfinfo").unwrap();
-                std::fs::write(&cache, &t).unwrap();
-                t
-            }
-        };
-        let mut pages = None;
-        let mut encrypted = false;
-        for line in text.lines() {
-            if let Some(v) = line.strip_prefix("Pages:") {
-                pages = v.trim().parse().ok();
-            }
-            if let Some(v) = line.strip_prefix("Encrypted:") {
-                encrypted = v.trim().starts_with("yes");
-            }
-        }
-        (pages, encrypted)
-    }
-
-    fn pdfs() -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for dir in ["/work/wild-pdfs", "/work/shared/corpus/pdfs"] {
-            for e in std::fs::read_dir(dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.extension().is_some_and(|x| x == "pdf") {
-                    out.push(p);
-                }
-            }
-        }
-        out.sort();
-        out
-    }
-
-    fn page_contents(file: &File, index: u32) -> Result<usize, Unsupported> {
-        let page = file.page(index)?;
-        let contents = file.get_in(&page.dict, b"Contents")?;
-        let streams: Vec<Object> = match contents {
-            None => Vec::new(),
-            Some(Object::Array(a)) => a
-                .iter()
-                .map(|o| file.resolve(o))
-                .collect::<Result<_, _>>()?,
-            Some(o) => vec![o],
-        };
-        let mut total = 0;
-        for s in streams {
-            match s {
-                Object::Stream(s) => total += file.decode(&s)?.len(),
-                Object::Null => {}
-                _ => return Err(Unsupported::new("contents not a stream")),
-            }
-        }
-        Ok(total)
-    }
-
-    /// Page 1 to 3's rotation, media and crop boxes as pdfinfo prints them.
-    fn pdfinfo_boxes(path: &Path) -> String {
-        let cache =
-            Path::new("/tmp/quick_pdfinfo").join(path.to_string_lossy().replace('/', "_") + ".box");
-        if let Ok(t) = std::fs::read_to_string(&cache) {
-            return t;
-        }
-        let out = std::process::Command::new("pdfinfo")
-            .args(["-f", "1", "-l", "3", "-box"])
-            .arg(path)
-            .output()
-            .unwrap();
-        let t: String = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| {
-                l.starts_with("Page ")
-                    && (l.contains("rot:") || l.contains("MediaBox") || l.contains("CropBox"))
-            })
-            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") + "\n")
-            .collect();
-        std::fs::write(&cache, &t).unwrap();
-        t
-    }
-
-    fn our_boxes(file: &File) -> String {
-        let mut rot = String::new();
-        let mut boxes = String::new();
-        for i in 0..file.page_count().min(3) {
-            let Ok(p) = file.page(i) else { continue };
-            rot += &format!("Page {} rot: {}\n", i + 1, p.rotate);
-            for (name, b) in [("MediaBox:", p.media_box), ("CropBox:", p.crop_box)] {
-                boxes += &format!(
-                    "Page {} {name} {:.2} {:.2} {:.2} {:.2}\n",
-                    i + 1,
-                    b[0],
-                    b[1],
-                    b[2],
-                    b[3]
-                );
-            }
-        }
-        rot + &boxes
-    }
-
-    #[test]
-    #[ignore]
-    fn every_real_pdf() {
-        let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let (mut ok, mut encrypted, mut total) = (0, 0, 0);
-        let mut time = Duration::ZERO;
-        let open_time = std::cell::Cell::new(Duration::ZERO);
-        let pages_time = std::cell::Cell::new(Duration::ZERO);
-        let page_total = std::cell::Cell::new(0u64);
-        let decoded_total = std::cell::Cell::new(0usize);
-        let mut slowest = (Duration::ZERO, String::new());
-        for path in pdfs() {
-            total += 1;
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let (pages, enc) = pdfinfo(&path);
-            let bytes: Rc<[u8]> = std::fs::read(&path).unwrap().into();
-            let start = Instant::now();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let t = Instant::now();
-                let file = File::open(bytes.clone())?;
-                open_time.set(open_time.get() + t.elapsed());
-                if t.elapsed() > Duration::from_millis(5) {
-                    println!(
-                        "open {name}: {:?} for {} pages",
-                        t.elapsed(),
-                        file.page_count()
-                    );
-                }
-                let t = Instant::now();
-                let n = file.page_count();
-                page_total.set(page_total.get() + n as u64);
-                let mut decoded = Ok(0);
-                for i in 0..n {
-                    decoded = page_contents(&file, i);
-                    match decoded {
-                        Ok(len) => decoded_total.set(decoded_total.get() + len),
-                        Err(_) => break,
-                    }
-                }
-                pages_time.set(pages_time.get() + t.elapsed());
-                Ok::<_, Unsupported>((n, decoded.map(|_| our_boxes(&file))))
-            }));
-            let spent = start.elapsed();
-            time += spent;
-            if spent > slowest.0 {
-                slowest = (spent, name.clone());
-            }
-            let outcome = match result {
-                Err(_) => "PANIC".to_string(),
-                Ok(Err(e)) if enc && e.0 == "encrypted" => {
-                    encrypted += 1;
-                    continue;
-                }
-                Ok(Err(e)) => format!("open: {e}"),
-                Ok(Ok((n, _))) if Some(n) != pages => format!("count {n} vs pdfinfo {pages:?}"),
-                Ok(Ok((_, Err(e)))) => format!("a page: {e}"),
-                Ok(Ok((_, Ok(b)))) if b.replace("-0.00", "0.00") != pdfinfo_boxes(&path) => {
-                    format!("boxes: {b} vs {}", pdfinfo_boxes(&path))
-                }
-                Ok(Ok(_)) => {
-                    ok += 1;
-                    continue;
-                }
-            };
-            let key = outcome
-                .split(" vs ")
-                .next()
-                .unwrap()
-                .chars()
-                .take(70)
-                .collect();
-            reasons.entry(key).or_default().push(format!(
-                "{name} ({outcome}, {} bytes, pdfinfo {pages:?} enc {enc})",
-                bytes.len()
-            ));
-        }
-        for (reason, files) in &reasons {
-            println!("{} x {reason}", files.len());
-            for f in files.iter().take(6) {
-                println!("    {f}");
-            }
-        }
-        println!(
-            "{total} files: {ok} ok, {encrypted} encrypted; {time:?} in all, slowest {slowest:?}"
-        );
-        println!(
-            "open (xref, trailer, whole page tree): {:?}; {} pages' contents decoded ({} MB) in {:?}",
-            open_time.get(),
-            page_total.get(),
-            decoded_total.get() >> 20,
-            pages_time.get()
-        );
-    }
-}
-
-#[cfg(test)]
-mod real_fuzz {
-    use super::*;
-    use std::time::{Duration, Instant};
-
-    #[test]
-    #[ignore]
-    fn mutated_real_pdfs() {
-        let mut seed: u64 = 0x9E3779B97F4A7C15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut paths: Vec<_> = std::fs::read_dir("/work/wild-pdfs")
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        paths.sort();
-        let (mut runs, mut opened, mut panics) = (0, 0, 0);
-        let mut slowest = (Duration::ZERO, String::new());
-        for path in paths.iter().step_by(8) {
-            let good = std::fs::read(path).unwrap();
-            for round in 0..12 {
-                let mut bad = good.clone();
-                let len = bad.len().max(1) as u64;
-                match round % 3 {
-                    0 => bad.truncate((next() % len) as usize),
-                    1 => {
-                        for _ in 0..20 {
-                            let at = (next() % len) as usize;
-                            if at < bad.len() {
-                                bad[at] = next() as u8;
-                            }
-                        }
-                    }
-                    _ => {
-                        let at = (next() % len) as usize;
-                        let end = (at + 64).min(bad.len());
-                        bad[at..end].fill(b'0' + (next() % 10) as u8);
-                    }
-                }
-                let bytes: Rc<[u8]> = bad.into();
-                let start = Instant::now();
-                runs += 1;
-                let r = std::panic::catch_unwind(|| {
-                    let file = File::open(bytes)?;
-                    for i in 0..file.page_count().min(3) {
-                        let page = file.page(i)?;
-                        if let Some(Object::Stream(s)) = file.get_in(&page.dict, b"Contents")? {
-                            file.decode(&s)?;
-                        }
-                    }
-                    Ok::<_, Unsupported>(())
-                });
-                let spent = start.elapsed();
-                if spent > slowest.0 {
-                    slowest = (spent, format!("{} round {round}", path.display()));
-                }
-                match r {
-                    Err(_) => {
-                        panics += 1;
-                        println!("PANIC {} round {round}", path.display());
-                    }
-                    Ok(Ok(())) => opened += 1,
-                    Ok(Err(_)) => {}
-                }
-            }
-        }
-        println!("{runs} mutated files: {opened} read, {panics} panics, slowest {slowest:?}");
-        assert_eq!(panics, 0);
-    }
-}
-
-#[cfg(test)]
-mod phase_timing {
-    use super::*;
-    use std::time::Instant;
-
-    #[test]
-    #[ignore]
-    fn phases() {
-        for name in ["w-0426.pdf", "w-0090.pdf", "w-0447.pdf", "w-0277.pdf"] {
-            let bytes: Rc<[u8]> = std::fs::read(format!("/work/wild-pdfs/{name}"))
-                .unwrap()
-                .into();
-            let t = Instant::now();
-            let header = find_header(&bytes).unwrap();
-            let startxref = find_startxref(&bytes).unwrap();
-            let mut file = File {
-                bytes,
-                header,
-                xref: Vec::new(),
-                trailer: Dict::default(),
-                objects: RefCell::default(),
-                object_streams: RefCell::default(),
-                object_stream_bytes: Cell::new(0),
-                read_depth: Cell::new(0),
-                page_tree: RefCell::default(),
-                page_count: 0,
-            };
-            file.trailer = file.load_xref(header + startxref).unwrap();
-            let xref = t.elapsed();
-            file.objects.borrow_mut().clear();
-            file.object_streams.borrow_mut().clear();
-            let t = Instant::now();
-            let (mut tree, count) = file.start_page_tree().unwrap();
-            let first = t.elapsed();
-            tree.walk_to(&file, usize::MAX).unwrap();
-            let pages = &tree.pages;
-            assert_eq!(pages.len() as u32, count);
-            println!("{name}: open to the first page {:?}", xref + first);
-            let walk = t.elapsed();
-            let streams = file.object_streams.borrow();
-            let stream_bytes: usize = streams.values().map(|s| s.data.len()).sum();
-            println!(
-                "{name}: xref {xref:?} ({} entries), walk {walk:?} for {} pages; {} objects read, {} object streams ({} KB)",
-                file.xref.len(),
-                pages.len(),
-                file.objects.borrow().len(),
-                streams.len(),
-                stream_bytes >> 10
-            );
         }
     }
 }
