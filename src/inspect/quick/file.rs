@@ -7,6 +7,9 @@
 //! `%PDF-` header, so junk before it (a mail header, a MacBinary block)
 //! does not matter.
 //!
+//! Pages are counted and found as pdfium does: the root's `/Count` when it
+//! is plausible, the kids walked in order (and only as far as needed).
+//!
 //! Every limit below is there so that a hostile file cannot loop, recurse
 //! without end or take the memory: the reader gives up instead.
 
@@ -146,7 +149,9 @@ pub struct PageDict {
 impl File {
     /// Reads the trailer and cross-reference data. Encrypted files and
     /// files whose cross-reference data cannot be read are
-    /// [`Unsupported`].
+    /// [`Unsupported`]. The page tree is walked only as far as the first
+    /// page here (a file without one is [`Unsupported`] too), further as
+    /// pages are asked for.
     pub fn open(bytes: Rc<[u8]>) -> Result<File, Unsupported> {
         let header = find_header(&bytes)?;
         let startxref = find_startxref(&bytes)?;
