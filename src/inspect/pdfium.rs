@@ -798,6 +798,107 @@ pub(crate) mod tests {
         assert_eq!(doc.page_count(), 15);
     }
 
+    /// The quick reader (`super::quick`) on the born-digital fixtures, made
+    /// by six producers (groff, LibreOffice, pdfTeX, LuaTeX, XeTeX,
+    /// Tesseract's text layer): it reads nearly all of their pages (a page
+    /// with a font whose text may be only in its program is left to pdfium,
+    /// and says why), and every page it reads gives pdfium's lines,
+    /// sizes, weights and image coverage.
+    #[test]
+    fn the_quick_reader_reads_fixtures_as_pdfium_does() {
+        let (mut read, mut left) = (0, Vec::new());
+        for name in [
+            "book-p02-asis.pdf",
+            "book-p03-asis.pdf",
+            "paper_jss_stripped.pdf",
+            "wild_beamer_theme_manual.pdf",
+            "wild_calendar_code_manual_stripped.pdf",
+            "ocr_layer_title_page.pdf",
+            "write_classic_xref_with_xmp.pdf",
+            "write_xref_stream_objstm.pdf",
+            "write_xref_stream_no_info.pdf",
+        ] {
+            let doc = Document::open(&fixture(name)).unwrap();
+            assert!(doc.is_quick(), "{name}: not read by the quick reader");
+            for i in 0..doc.page_count().min(4) {
+                let quick = match doc.read_page_quick(i).unwrap() {
+                    Ok(q) => q,
+                    Err(why) => {
+                        assert!(!why.is_empty());
+                        left.push(format!("{name} page {i}: {why}"));
+                        continue;
+                    }
+                };
+                read += 1;
+                let reference = doc.read_page_pdfium(i).unwrap();
+                let (q, r) = (&quick.text, &reference.text);
+                assert_eq!(lines_of(&quick), lines_of(&reference), "{name} page {i}");
+                for (a, b) in q.lines.iter().zip(&r.lines) {
+                    assert!(
+                        (a.size - b.size).abs() <= 0.01 * b.size,
+                        "{name} {a:?} {b:?}"
+                    );
+                    assert_eq!(a.bold, b.bold, "{name} {a:?} {b:?}");
+                    assert!((a.bbox.x0 - b.bbox.x0).abs() < 1.0, "{name} {a:?} {b:?}");
+                    assert!(
+                        (a.bbox.bottom - b.bbox.bottom).abs() < 2.0,
+                        "{name} {a:?} {b:?}"
+                    );
+                }
+                assert!(
+                    (q.image_ratio - r.image_ratio).abs() < 0.01,
+                    "{name} page {i}"
+                );
+                assert_eq!(q.image.is_some(), r.image.is_some(), "{name} page {i}");
+                assert_eq!(
+                    quick.hidden_lines, reference.hidden_lines,
+                    "{name} page {i}"
+                );
+                assert_eq!((q.width, q.height), (r.width, r.height), "{name} page {i}");
+            }
+        }
+        // LibreOffice's symbolic TrueType subsets and an all-caps font
+        // of a JSS paper are left to pdfium (8 pages).
+        assert!(
+            read >= 20 && left.len() <= 8,
+            "read {read}, left to pdfium {left:?}"
+        );
+        // An encrypted file is left to pdfium.
+        let doc = Document::open(&fixture("owner_password_only_should_open.pdf")).unwrap();
+        assert!(!doc.is_quick());
+        assert_eq!(doc.page_count(), 15);
+    }
+
+    /// The Info dictionary as the quick reader decodes it is what pdfium
+    /// gives (PDFDocEncoding and UTF-16 strings).
+    #[test]
+    fn the_quick_reader_gives_pdfiums_info() {
+        for name in [
+            "book-p02-asis.pdf",
+            "book-p03-asis.pdf",
+            "write_classic_xref_with_xmp.pdf",
+        ] {
+            let quick = Document::open(&fixture(name)).unwrap();
+            assert!(quick.is_quick());
+            let lib =
+                <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium().unwrap());
+            let bytes = std::fs::read(fixture(name)).unwrap();
+            let handle = unsafe { lib.FPDF_LoadMemDocument64(&bytes, None) };
+            assert!(!handle.is_null());
+            let reference = Document {
+                lib,
+                handle: Cell::new(handle),
+                quick: None,
+                page_count: quick.page_count(),
+                hash: quick.hash,
+                info: DocInfo::default(),
+                rendering: OnceLock::new(),
+                source: Source::open(&fixture(name)).unwrap().0,
+            };
+            assert_eq!(quick.info(), reference.read_info(&bytes), "{name}");
+        }
+    }
+
     #[test]
     fn broken_files_are_errors_not_crashes() {
         let dir = tempfile::tempdir().unwrap();
