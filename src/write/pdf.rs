@@ -14,6 +14,7 @@
 //! signature, need the key, or chain onto offsets that are wrong.
 
 use super::xmp::{self, XmpFields};
+use crate::inspect::quick::encoding::PDF_DOC_SPECIAL;
 use crate::model::Metadata;
 use lopdf::{Dictionary, Document, Object, ObjectId, StringFormat, Writer};
 use std::collections::HashSet;
@@ -386,53 +387,15 @@ pub fn text_string(text: &str) -> Object {
 
 /// The PDFDocEncoding byte of `c` (ISO 32000-1 Annex D), if it has one.
 fn pdfdoc_byte(c: char) -> Option<u8> {
-    const HIGH: [(u8, char); 39] = [
-        (0x18, '\u{02D8}'),
-        (0x19, '\u{02C7}'),
-        (0x1A, '\u{02C6}'),
-        (0x1B, '\u{02D9}'),
-        (0x1C, '\u{02DD}'),
-        (0x1D, '\u{02DB}'),
-        (0x1E, '\u{02DA}'),
-        (0x1F, '\u{02DC}'),
-        (0x80, '\u{2022}'),
-        (0x81, '\u{2020}'),
-        (0x82, '\u{2021}'),
-        (0x83, '\u{2026}'),
-        (0x84, '\u{2014}'),
-        (0x85, '\u{2013}'),
-        (0x86, '\u{0192}'),
-        (0x87, '\u{2044}'),
-        (0x88, '\u{2039}'),
-        (0x89, '\u{203A}'),
-        (0x8A, '\u{2212}'),
-        (0x8B, '\u{2030}'),
-        (0x8C, '\u{201E}'),
-        (0x8D, '\u{201C}'),
-        (0x8E, '\u{201D}'),
-        (0x8F, '\u{2018}'),
-        (0x90, '\u{2019}'),
-        (0x91, '\u{201A}'),
-        (0x92, '\u{2122}'),
-        (0x93, '\u{FB01}'),
-        (0x94, '\u{FB02}'),
-        (0x95, '\u{0141}'),
-        (0x96, '\u{0152}'),
-        (0x97, '\u{0160}'),
-        (0x98, '\u{0178}'),
-        (0x99, '\u{017D}'),
-        (0x9A, '\u{0131}'),
-        (0x9B, '\u{0142}'),
-        (0x9C, '\u{0153}'),
-        (0x9D, '\u{0161}'),
-        (0x9E, '\u{017E}'),
-    ];
     match c as u32 {
         0x09 | 0x0A | 0x0D | 0x20..=0x7E => Some(c as u8),
         0x20AC => Some(0xA0),
         // Latin-1 above 0xA0 maps to itself, except the undefined 0xAD.
         0xA1..=0xFF if c as u32 != 0xAD => Some(c as u8),
-        _ => HIGH.iter().find(|(_, ch)| *ch == c).map(|(b, _)| *b),
+        _ => PDF_DOC_SPECIAL
+            .iter()
+            .find(|(_, ch)| *ch == c)
+            .map(|(b, _)| *b),
     }
 }
 

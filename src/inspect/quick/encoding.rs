@@ -217,8 +217,9 @@ fn tables() -> &'static Tables {
 }
 
 /// PDFDocEncoding where it differs from Latin-1 (codes 0x18 to 0x1F and
-/// 0x80 to 0xA0); undefined codes (0x9F, 0xAD) are kept as Latin-1.
-const PDF_DOC_SPECIAL: [(u8, char); 41] = [
+/// 0x80 to 0xA0); undefined codes (0x9F, 0xAD) are kept as Latin-1. Also
+/// what `write::pdf` encodes Info strings with.
+pub const PDF_DOC_SPECIAL: [(u8, char); 41] = [
     (0x18, '\u{02D8}'),
     (0x19, '\u{02C7}'),
     (0x1A, '\u{02C6}'),
