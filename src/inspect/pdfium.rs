@@ -278,10 +278,10 @@ impl Document {
     /// One Info entry as pdfium decodes it (UTF-16LE with a final NUL),
     /// or the quick reader.
     fn meta_text(&self, tag: &str) -> Option<String> {
-        if let Some(q) = &self.quick {
-            return q.info_text(tag);
+        if let Some(text) = self.quick.as_ref().and_then(|q| q.info_text(tag).ok()) {
+            return text;
         }
-        let handle = self.handle.get();
+        let handle = self.handle().ok()?;
         // SAFETY: a null buffer asks for the length in bytes; the second
         // call writes at most `len` bytes into a buffer of that size.
         let len = unsafe {

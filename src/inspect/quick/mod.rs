@@ -53,6 +53,9 @@ impl std::fmt::Display for Unsupported {
 pub struct QuickDoc {
     file: file::File,
     fonts: font::Fonts,
+    /// A panic inside the reader (a bug met on some file) leaves its
+    /// caches in an unknown state: the document then goes to pdfium.
+    broken: std::cell::Cell<bool>,
 }
 
 /// A page as the quick reader gives it to `super::pdfium`.
@@ -62,17 +65,27 @@ pub(in crate::inspect) struct QuickPage {
     pub glyphs: Vec<super::lines::Glyph>,
 }
 
+/// Runs `f`, turning a panic into [`Unsupported`]: a bug in this reader
+/// must cost a document pdfium's reading, not the document.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Unsupported>) -> Result<T, Unsupported> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(Unsupported::new("the quick reader failed")))
+}
+
 impl QuickDoc {
     /// Opens a file's bytes; [`Unsupported`] when the file is encrypted or
     /// its cross-reference data or page tree cannot be read as they are.
     pub fn open(bytes: std::rc::Rc<[u8]>) -> Result<QuickDoc, Unsupported> {
-        let file = file::File::open(bytes)?;
-        if file.page_count() == 0 {
-            return Err(Unsupported::new("no pages found"));
-        }
-        Ok(QuickDoc {
-            file,
-            fonts: font::Fonts::default(),
+        guarded(|| {
+            let file = file::File::open(bytes)?;
+            if file.page_count() == 0 {
+                return Err(Unsupported::new("no pages found"));
+            }
+            Ok(QuickDoc {
+                file,
+                fonts: font::Fonts::default(),
+                broken: std::cell::Cell::new(false),
+            })
         })
     }
 
@@ -80,22 +93,64 @@ impl QuickDoc {
         self.file.page_count()
     }
 
+    /// Runs `f` unless an earlier call panicked; a panic marks the
+    /// document broken.
+    fn run<T>(&self, f: impl FnOnce() -> Result<T, Unsupported>) -> Result<T, Unsupported> {
+        if self.broken.get() {
+            return Err(Unsupported::new("the quick reader failed on this document"));
+        }
+        let result = guarded(f);
+        if matches!(&result, Err(e) if e.0 == "the quick reader failed") {
+            self.broken.set(true);
+        }
+        result
+    }
+
     /// An entry of the Info dictionary as text (PDFDocEncoding or UTF-16).
-    pub fn info_text(&self, key: &str) -> Option<String> {
-        let info = self.file.info()?;
-        let value = self.file.get_in(&info, key.as_bytes()).ok()??;
-        value.as_string().map(encoding::pdf_doc_decode)
+    pub fn info_text(&self, key: &str) -> Result<Option<String>, Unsupported> {
+        self.run(|| {
+            let Some(info) = self.file.info() else {
+                return Ok(None);
+            };
+            let value = self.file.get_in(&info, key.as_bytes())?;
+            Ok(value
+                .as_ref()
+                .and_then(object::Object::as_string)
+                .map(encoding::pdf_doc_decode))
+        })
     }
 
     /// Page `index` (0-based): geometry, images and glyphs.
     pub(in crate::inspect) fn read_page(&self, index: u32) -> Result<QuickPage, Unsupported> {
-        let page = self.file.page(index)?;
-        let geo = super::page::Geometry::from_box(page.crop_box, page.rotate);
-        let content = content::read(&self.file, &self.fonts, &page)?;
-        Ok(QuickPage {
-            objects: page::objects(&content, &geo),
-            glyphs: page::glyphs(&content, &geo),
-            geo,
+        self.run(|| {
+            let page = self.file.page(index)?;
+            let geo = super::page::Geometry::from_box(page.crop_box, page.rotate);
+            let content = content::read(&self.file, &self.fonts, &page)?;
+            Ok(QuickPage {
+                objects: page::objects(&content, &geo),
+                glyphs: page::glyphs(&content, &geo),
+                geo,
+            })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_the_reader_is_unsupported_and_sets_the_document_aside() {
+        assert_eq!(guarded(|| Ok(3)), Ok(3));
+        let panicked: Result<(), Unsupported> = guarded(|| panic!("a bug"));
+        assert_eq!(panicked, Err(Unsupported::new("the quick reader failed")));
+        let pdf = crate::test_pdfs::fixture("book-p03-asis.pdf");
+        let doc = QuickDoc::open(std::fs::read(pdf).unwrap().into()).unwrap();
+        assert!(doc.read_page(0).is_ok());
+        let failed: Result<(), Unsupported> = doc.run(|| panic!("a bug"));
+        assert!(failed.is_err());
+        // Its caches may be half written: it reads nothing more.
+        assert!(doc.read_page(0).is_err());
+        assert!(doc.info_text("Title").is_err());
     }
 }
