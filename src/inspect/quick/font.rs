@@ -14,7 +14,8 @@
 //!   read from the program's clear-text part;
 //! - widths are `/Widths` (or a CID font's `/W`, `/DW`), as integers;
 //! - ascent and descent are the descriptor's; when both are 0 pdfium
-//!   measures the glyphs `A` and `g`, for which the font box stands in.
+//!   measures the glyphs `A` and `g`, for which the font box stands in
+//!   (a simple TrueType font is left to pdfium).
 //!
 //! [`Unsupported`]: fonts whose text or metrics need the font program
 //! (a symbolic CFF or TrueType font without usable glyph names or
@@ -345,15 +346,22 @@ fn standard_descriptor(name: &str) -> Descriptor {
 }
 
 /// pdfium's `CheckFontMetrics`: a zero font box is measured from the
-/// program, zero ascent and descent from the glyphs `A` and `g` (the box
-/// stands in for them here).
-fn metrics(d: &Descriptor) -> Result<(f64, f64), Unsupported> {
+/// program, zero ascent and descent from the glyphs `A` and `g`, for which
+/// the font box stands in here. Not for a simple TrueType font
+/// (`truetype`): there the box made lines up to a third of an em taller
+/// than pdfium's (LibreOffice writes zeros), so it is left to pdfium.
+fn metrics(d: &Descriptor, truetype: bool) -> Result<(f64, f64), Unsupported> {
     if d.bbox == [0; 4] {
         return Err(Unsupported::new(
             "no font box: metrics from the font program",
         ));
     }
     let (a, de) = if d.ascent == 0 && d.descent == 0 {
+        if truetype {
+            return Err(Unsupported::new(
+                "a TrueType font without ascent or descent: pdfium measures its glyphs",
+            ));
+        }
         (d.bbox[3], d.bbox[1])
     } else {
         (d.ascent, d.descent)
@@ -459,7 +467,7 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
             ));
         }
     };
-    let (ascent, descent) = metrics(&desc)?;
+    let (ascent, descent) = metrics(&desc, truetype)?;
     let mut flags = desc.flags;
 
     let mut widths = read_widths(src, dict, desc.missing_width)?;
@@ -921,16 +929,12 @@ fn truetype_unicode(
             return Ok(unicode);
         }
         if has(1, 0) {
-            return Err(Unsupported::new(
-                "a symbolic TrueType font read as Mac Roman",
-            ));
+            return mac_roman_symbolic(ctx, unicode);
         }
         return Ok(unicode);
     }
     if has(1, 0) {
-        return Err(Unsupported::new(
-            "a symbolic TrueType font read as Mac Roman",
-        ));
+        return mac_roman_symbolic(ctx, unicode);
     }
     if has(3, 1) || has(3, 10) || ids.iter().any(|&(p, _)| p == 0) {
         for (code, u) in unicode.iter_mut().enumerate() {
@@ -938,6 +942,24 @@ fn truetype_unicode(
         }
     }
     Ok(unicode)
+}
+
+/// A symbolic TrueType font whose codes pdfium reads through the
+/// program's Mac Roman cmap: the names it gets there are in the program.
+/// With a `/ToUnicode` (LibreOffice's and Word's subsets have one for
+/// every code they show) the text comes from it, as in pdfium, and a code
+/// it leaves out gives no text; without one the font is left to pdfium.
+fn mac_roman_symbolic(
+    ctx: &SimpleContext,
+    unicode: Box<[u32; 256]>,
+) -> Result<Box<[u32; 256]>, Unsupported> {
+    if ctx.has_to_unicode {
+        Ok(unicode)
+    } else {
+        Err(Unsupported::new(
+            "a symbolic TrueType font read as Mac Roman",
+        ))
+    }
 }
 
 /// The `(platform, encoding)` of a TrueType program's cmap subtables.
@@ -1007,7 +1029,7 @@ fn load_cid(src: &dyn Source, dict: &Dict) -> Result<Font, Unsupported> {
         ));
     };
     let desc = read_descriptor(src, &desc_dict)?;
-    let (ascent, descent) = metrics(&desc)?;
+    let (ascent, descent) = metrics(&desc, false)?;
     let widths = match src.get_in(cid_font, b"W")? {
         Some(Object::Array(a)) => cid_widths(src, &a)?,
         _ => Vec::new(),
