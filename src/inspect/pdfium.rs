@@ -800,10 +800,10 @@ pub(crate) mod tests {
 
     /// The quick reader (`super::quick`) on the born-digital fixtures, made
     /// by six producers (groff, LibreOffice, pdfTeX, LuaTeX, XeTeX,
-    /// Tesseract's text layer): it reads nearly all of their pages (a page
-    /// with a font whose text may be only in its program is left to pdfium,
-    /// and says why), and every page it reads gives pdfium's lines,
-    /// sizes, weights and image coverage.
+    /// Tesseract's text layer): it reads most of their pages (a page with a
+    /// font whose text or metrics need its program is left to pdfium, and
+    /// says why), and every page it reads gives pdfium's lines, sizes,
+    /// weights, line boxes and image coverage.
     #[test]
     fn the_quick_reader_reads_fixtures_as_pdfium_does() {
         let (mut read, mut left) = (0, Vec::new());
@@ -860,8 +860,8 @@ pub(crate) mod tests {
                 assert_eq!((q.width, q.height), (r.width, r.height), "{name} page {i}");
             }
         }
-        // LibreOffice's symbolic TrueType subsets and an all-caps font
-        // of a JSS paper are left to pdfium (8 pages).
+        // LibreOffice's TrueType subsets (no ascent or descent) and an
+        // all-caps font of a JSS paper are left to pdfium (8 pages).
         assert!(
             read >= 20 && left.len() <= 8,
             "read {read}, left to pdfium {left:?}"
