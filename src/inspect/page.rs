@@ -165,15 +165,7 @@ impl Page {
                         *p = (m.a * p.0 + m.c * p.1 + m.e, m.b * p.0 + m.d * p.1 + m.f);
                     }
                 }
-                let (mut l, mut b, mut r, mut t) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-                for (x, y) in pts {
-                    l = l.min(x);
-                    r = r.max(x);
-                    b = b.min(y);
-                    t = t.max(y);
-                }
-                if l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite() {
-                    let rect = geo.map_rect(l, b, r, t);
+                if let Some(rect) = geo.map_points(pts) {
                     found.note_largest(rect, self.pixel_size(obj), geo);
                     found.images.push(rect);
                 }
@@ -508,6 +500,20 @@ impl Geometry {
             3 => (self.top - y, self.right - x),
             _ => (x - self.left, self.top - y),
         }
+    }
+
+    /// The displayed-page rectangle around user-space points; `None` when
+    /// a coordinate is not finite.
+    pub(super) fn map_points(&self, pts: impl IntoIterator<Item = (f32, f32)>) -> Option<Rect> {
+        let (mut l, mut b, mut r, mut t) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+        for (x, y) in pts {
+            l = l.min(x);
+            r = r.max(x);
+            b = b.min(y);
+            t = t.max(y);
+        }
+        (l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite())
+            .then(|| self.map_rect(l, b, r, t))
     }
 
     /// A user-space rectangle as a displayed-page rectangle.

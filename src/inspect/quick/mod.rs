@@ -65,11 +65,14 @@ pub(in crate::inspect) struct QuickPage {
     pub glyphs: Vec<super::lines::Glyph>,
 }
 
+/// What a panic inside the reader becomes.
+const FAILED: &str = "the quick reader failed";
+
 /// Runs `f`, turning a panic into [`Unsupported`]: a bug in this reader
-/// must cost a document pdfium's reading, not the document.
-fn guarded<T>(f: impl FnOnce() -> Result<T, Unsupported>) -> Result<T, Unsupported> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .unwrap_or_else(|_| Err(Unsupported::new("the quick reader failed")))
+/// must cost a document pdfium's reading, not the document. `Err(())`
+/// says it panicked.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Unsupported>) -> Result<Result<T, Unsupported>, ()> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|_| ())
 }
 
 impl QuickDoc {
@@ -87,6 +90,7 @@ impl QuickDoc {
                 broken: std::cell::Cell::new(false),
             })
         })
+        .unwrap_or_else(|()| Err(Unsupported::new(FAILED)))
     }
 
     pub fn page_count(&self) -> u32 {
@@ -99,11 +103,10 @@ impl QuickDoc {
         if self.broken.get() {
             return Err(Unsupported::new("the quick reader failed on this document"));
         }
-        let result = guarded(f);
-        if matches!(&result, Err(e) if e.0 == "the quick reader failed") {
+        guarded(f).unwrap_or_else(|()| {
             self.broken.set(true);
-        }
-        result
+            Err(Unsupported::new(FAILED))
+        })
     }
 
     /// An entry of the Info dictionary as text (PDFDocEncoding or UTF-16).
@@ -141,14 +144,14 @@ mod tests {
 
     #[test]
     fn a_panic_in_the_reader_is_unsupported_and_sets_the_document_aside() {
-        assert_eq!(guarded(|| Ok(3)), Ok(3));
-        let panicked: Result<(), Unsupported> = guarded(|| panic!("a bug"));
-        assert_eq!(panicked, Err(Unsupported::new("the quick reader failed")));
+        assert_eq!(guarded(|| Ok(3)), Ok(Ok(3)));
+        let panicked: Result<Result<(), Unsupported>, ()> = guarded(|| panic!("a bug"));
+        assert_eq!(panicked, Err(()));
         let pdf = crate::test_pdfs::fixture("book-p03-asis.pdf");
         let doc = QuickDoc::open(std::fs::read(pdf).unwrap().into()).unwrap();
         assert!(doc.read_page(0).is_ok());
         let failed: Result<(), Unsupported> = doc.run(|| panic!("a bug"));
-        assert!(failed.is_err());
+        assert_eq!(failed, Err(Unsupported::new("the quick reader failed")));
         // Its caches may be half written: it reads nothing more.
         assert!(doc.read_page(0).is_err());
         assert!(doc.info_text("Title").is_err());

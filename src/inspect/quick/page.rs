@@ -29,17 +29,9 @@ pub(super) fn objects(content: &PageContent, geo: &Geometry) -> PageObjects {
             .any(|s| is_invisible(s.render_mode as i32)),
     };
     for img in &content.images {
-        let (mut l, mut b, mut r, mut t) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-        for &(x, y) in &img.corners {
-            l = l.min(x);
-            r = r.max(x);
-            b = b.min(y);
-            t = t.max(y);
-        }
-        if !(l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite()) {
+        let Some(rect) = bounds(&img.corners, geo) else {
             continue;
-        }
-        let rect = geo.map_rect(l as f32, b as f32, r as f32, t as f32);
+        };
         found.note_largest(rect, img.pixels.filter(|&(w, h)| w > 0 && h > 0), geo);
         found.images.push(rect);
     }
@@ -57,6 +49,8 @@ pub(super) fn glyphs(content: &PageContent, geo: &Geometry) -> Vec<Glyph> {
                 || f.flags() & FORCE_BOLD != 0
         })
         .collect();
+    // Each font's space width, for pdfium's generated spaces.
+    let spaces: Vec<Option<f64>> = content.fonts.iter().map(|f| space_width(f)).collect();
     let margin = 2.0;
     let mut out = Vec::with_capacity(shown.len());
     let mut prev: Option<&Shown> = None;
@@ -67,7 +61,7 @@ pub(super) fn glyphs(content: &PageContent, geo: &Geometry) -> Vec<Glyph> {
             if p.object != s.object {
                 last_width = 0.0;
             }
-            if let Some(g) = generated_space(p, s, &mut last_width, content, geo) {
+            if let Some(g) = generated_space(p, s, &mut last_width, &spaces, geo) {
                 out.push(g);
             }
         }
@@ -224,7 +218,7 @@ fn generated_space(
     prev: &Shown,
     next: &Shown,
     last_width: &mut f64,
-    content: &PageContent,
+    spaces: &[Option<f64>],
     geo: &Geometry,
 ) -> Option<Glyph> {
     if prev.ch.is_whitespace() || next.ch.is_whitespace() {
@@ -253,7 +247,7 @@ fn generated_space(
         if gap.abs() < 1e-6 {
             return None;
         }
-        let threshold = match space_width(&content.fonts[prev.font as usize]) {
+        let threshold = match spaces[prev.font as usize] {
             Some(space) if space > 0.0 && space <= 1.0 / 3.0 => space / 2.0,
             _ => {
                 let this_width = next.width.abs() * 1000.0;
@@ -318,13 +312,5 @@ fn angle(m: &[f64; 6]) -> f32 {
 
 /// The displayed-page box around user-space corners.
 fn bounds(corners: &[(f64, f64)], geo: &Geometry) -> Option<crate::model::Rect> {
-    let (mut l, mut b, mut r, mut t) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for &(x, y) in corners {
-        l = l.min(x);
-        r = r.max(x);
-        b = b.min(y);
-        t = t.max(y);
-    }
-    (l.is_finite() && b.is_finite() && r.is_finite() && t.is_finite())
-        .then(|| geo.map_rect(l as f32, b as f32, r as f32, t as f32))
+    geo.map_points(corners.iter().map(|&(x, y)| (x as f32, y as f32)))
 }
