@@ -109,7 +109,7 @@ fn code_of(word: &[u8]) -> Option<u32> {
 }
 
 fn hex_value(c: u8) -> Option<u32> {
-    (c as char).to_digit(16)
+    super::lexer::hex_val(c).map(u32::from)
 }
 
 /// `<hex>` as UTF-16 units of four digits each, up to the first
