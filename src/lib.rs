@@ -31,6 +31,7 @@ pub mod runs;
 pub mod select;
 pub mod settings;
 pub mod shard;
+pub mod util;
 pub mod vision;
 pub mod write;
 pub(crate) mod xml;
