@@ -3,7 +3,10 @@
 //! `Retry-After` honoured, retries with doubling backoff, and a switch
 //! that turns the source off for the rest of the run after
 //! [`SWITCH_OFF_AFTER`] failed requests in a row, so that a dead service
-//! costs a few seconds rather than a timeout per document.
+//! costs a few seconds rather than a timeout per document. A host name
+//! that does not resolve means this machine is offline (or the name is
+//! wrong): that switches the source off at the first failure, without
+//! retries, with a message that says so.
 //!
 //! Nothing here ever fails the run: every way a request can go wrong ends
 //! as [`Fetched::Failed`] or [`Fetched::Skipped`] with a reason.
@@ -214,6 +217,24 @@ impl SourceClient {
                     self.state().failures = 0;
                     return self.ended(Fetched::Failed(why), requests, None);
                 }
+                Attempt::Offline(why) => {
+                    // Retrying a name lookup only waits longer for the same
+                    // answer; every later lookup would fail the same way.
+                    let msg = format!("offline: could not reach {} ({why})", self.name);
+                    let first = {
+                        let mut st = self.state();
+                        let first = st.off.is_none();
+                        if first {
+                            st.off = Some(msg.clone());
+                        }
+                        first
+                    };
+                    return self.ended(
+                        Fetched::Failed(msg.clone()),
+                        requests,
+                        first.then_some(msg),
+                    );
+                }
                 Attempt::Retry { why, retry_after } => {
                     last_error = why;
                     (true, retry_after)
@@ -300,6 +321,12 @@ impl SourceClient {
         let response = self.agent.get(url).header("Accept", self.accept).call();
         let mut response = match response {
             Ok(r) => r,
+            Err(e) if name_lookup_failed(&e) => {
+                return Attempt::Offline(format!(
+                    "the name of {} could not be looked up",
+                    host_of(&self.base_url)
+                ));
+            }
             Err(e) => {
                 return Attempt::Retry {
                     why: self.transport(&e),
@@ -367,6 +394,8 @@ enum Attempt {
     Done(Fetched),
     /// Not retried.
     Refused(String),
+    /// The host name did not resolve: not retried, and the source is off.
+    Offline(String),
     Retry {
         why: String,
         retry_after: Option<Duration>,
@@ -416,6 +445,28 @@ fn http_date(s: &str) -> Option<u64> {
     u64::try_from(days * 86_400 + h * 3600 + m * 60 + sec).ok()
 }
 
+/// Whether `e` is a failed name lookup (no resolver answer for the host):
+/// ureq's own `HostNotFound`, or the system resolver's error as an I/O
+/// error ("failed to lookup address information", getaddrinfo's text).
+fn name_lookup_failed(e: &ureq::Error) -> bool {
+    match e {
+        ureq::Error::HostNotFound => true,
+        ureq::Error::Io(io) => io.to_string().contains("failed to lookup address"),
+        _ => false,
+    }
+}
+
+/// The host part of `url` (`https://host:port/path` → `host`).
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    match host_port.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) && !h.is_empty() => h,
+        _ => host_port,
+    }
+}
+
 /// Sleeps `d`, waking early (returning false) when `quit()` turns true.
 fn sleep_unless(d: Duration, quit: &dyn Fn() -> bool) -> bool {
     let end = Instant::now() + d;
@@ -453,6 +504,30 @@ mod tests {
         let mut slow = TokenBucket::new(0.5, 0.5, t0);
         assert_eq!(slow.take(t0), Duration::ZERO);
         assert_eq!(slow.take(t0), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_name_that_does_not_resolve_is_offline_and_other_failures_are_not() {
+        assert!(name_lookup_failed(&ureq::Error::HostNotFound));
+        // getaddrinfo's text, as std reports a failed lookup.
+        let lookup = std::io::Error::other(
+            "failed to lookup address information: Temporary failure in name resolution",
+        );
+        assert!(name_lookup_failed(&ureq::Error::Io(lookup)));
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert!(!name_lookup_failed(&ureq::Error::Io(refused)));
+        assert!(!name_lookup_failed(&ureq::Error::ConnectionFailed));
+    }
+
+    #[test]
+    fn the_host_is_named_without_scheme_port_or_path() {
+        assert_eq!(
+            host_of("https://openlibrary.org/api/books?x=1"),
+            "openlibrary.org"
+        );
+        assert_eq!(host_of("http://127.0.0.1:8080/"), "127.0.0.1");
+        assert_eq!(host_of("http://user@example.org:81"), "example.org");
+        assert_eq!(host_of("example.org"), "example.org");
     }
 
     #[test]
