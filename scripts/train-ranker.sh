@@ -31,9 +31,6 @@ PAPERS_DIR=${PAPERS_DIR:-$(cd .. && pwd)/gen-papers}
 work=${TRAIN_WORK:-$root/target/train}
 python3 -c 'import numpy, matplotlib, sklearn' 2>/dev/null ||
   python3 -m pip install -q -r scripts/train-requirements.txt
-# COLOPHON_BIN: an already built binary (skips the build).
-bin=${COLOPHON_BIN:-$root/target/release/colophon}
-[ -n "${COLOPHON_BIN:-}" ] || ((reuse)) || cargo build --release --quiet
 
 eval_only=0 reuse=0
 for a in "$@"; do
@@ -43,6 +40,10 @@ for a in "$@"; do
     *) echo "train-ranker: unknown option $a" >&2; exit 2 ;;
   esac
 done
+# After the options, which it reads: --reuse skips the build.
+# COLOPHON_BIN: an already built binary (skips the build).
+bin=${COLOPHON_BIN:-$root/target/release/colophon}
+[ -n "${COLOPHON_BIN:-}" ] || ((reuse)) || cargo build --release --quiet
 
 run_set() { # name pdf-dir
   local dir=$work/$1
