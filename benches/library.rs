@@ -1,5 +1,5 @@
 //! Library-scale benches (issue 7, "speed at library scale"): whole runs of
-//! [`colophon::run::run`] over libraries built from the team corpus
+//! [`colophon::pipeline::run`] over libraries built from the team corpus
 //! (`../shared/corpus/pdfs`, or `COLOPHON_CORPUS`).
 //!
 //! A library is made of copies of the corpus PDFs that have a text layer
@@ -34,13 +34,13 @@ mod fake_ollama;
 #[path = "../tests/it/test_pdfs.rs"]
 mod test_pdfs;
 
-use colophon::app::ExitStatus;
 use colophon::cache::{Cache, CacheError};
 use colophon::cli::RunOptions;
+use colophon::exit::ExitStatus;
 use colophon::inspect::{Document, PoolConfig, WorkerPool};
+use colophon::pipeline::{self as run, Env, Paths, Selection};
 use colophon::progress::Reporter;
 use colophon::report::Summary;
-use colophon::run::{self, Env, Paths, Selection};
 use colophon::settings::Settings;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use std::path::{Path, PathBuf};

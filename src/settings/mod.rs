@@ -25,6 +25,7 @@
 mod describe;
 mod resolve;
 mod schema;
+pub mod template;
 #[cfg(test)]
 mod tests;
 

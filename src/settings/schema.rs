@@ -389,7 +389,7 @@ fn choice_allowed(options: &[&str]) -> String {
 }
 
 fn placeholders_allowed() -> String {
-    let list: Vec<String> = crate::name::PLACEHOLDERS
+    let list: Vec<String> = super::template::PLACEHOLDERS
         .iter()
         .map(|p| format!("{{{p}}}"))
         .collect();
@@ -418,7 +418,7 @@ fn check_template(template: &str) -> Result<(), String> {
             return Err(format!("has an unclosed {{; {}", placeholders_allowed()));
         };
         let name = &after[..end];
-        if !crate::name::PLACEHOLDERS.contains(&name) {
+        if !super::template::PLACEHOLDERS.contains(&name) {
             return Err(format!(
                 "unknown placeholder {{{name}}}; {}",
                 placeholders_allowed()
@@ -426,7 +426,7 @@ fn check_template(template: &str) -> Result<(), String> {
         }
         rest = &after[end + 1..];
     }
-    if !crate::name::template_can_name(template) {
+    if !super::template::template_can_name(template) {
         return Err(format!(
             "can never give a file name: nothing is left once the dots, spaces and \
              separators a name cannot start or end with are removed; {} (for example \

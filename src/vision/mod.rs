@@ -154,7 +154,7 @@ impl VisionKey {
     }
 
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::util::hex::lower(&self.0)
     }
 }
 

@@ -1,14 +1,14 @@
 //! The document threads: each takes one queued document at a time through
-//! the per-document stages ([`crate::document::process`]), stores its
+//! the per-document stages ([`super::document::process`]), stores its
 //! record (or its deterministic failure) in the cache, and hands it on. A
 //! panic fails that document only; an installation error (pdfium or
 //! Tesseract missing) stops the run once ([`Stop`]).
 
+use super::document::{self, Context, OcrSlots};
 use super::feed::Job;
 use super::{Done, Env, RecordOutcome};
-use crate::app::{ExitStatus, QUIT, TERMINATED};
 use crate::cache::Tree;
-use crate::document::{self, Context, OcrSlots};
+use crate::exit::{ExitStatus, QUIT, TERMINATED};
 use crate::inspect::PdfError;
 use crate::progress::Reporter;
 use crate::report::{Got, StageOutcome, Summary};
@@ -194,7 +194,7 @@ fn one(ctx: &Context, run_dir: &RunDir, stop: &Stop, job: Job) -> Done {
         }
         Err(panic) => RecordOutcome::Failed(format!(
             "internal error while reading this PDF: {}",
-            panic_text(&panic)
+            crate::util::panic::text(panic.as_ref(), "panic")
         )),
     };
     Done {
@@ -230,12 +230,4 @@ fn content_failure(e: &anyhow::Error) -> bool {
             Some(PdfError::Encrypted | PdfError::Malformed(_) | PdfError::PageTooLarge { .. })
         )
     })
-}
-
-pub(super) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string())
 }
