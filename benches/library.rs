@@ -29,10 +29,7 @@
 //! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
 //! gives the figures at 10,000 files.
 
-#[path = "../tests/it/fake_ollama.rs"]
-mod fake_ollama;
-#[path = "../tests/it/test_pdfs.rs"]
-mod test_pdfs;
+use colophon::fixtures::{fake_ollama, test_pdfs};
 
 use colophon::cache::{Cache, CacheError};
 use colophon::cli::RunOptions;

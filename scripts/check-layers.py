@@ -56,7 +56,7 @@ LAYERS = [
     # the ground floor: no knowledge of colophon
     ["util"],
     # test support stands apart
-    ["testing", "test_pdfs"],
+    ["testing", "fixtures"],
 ]
 
 # The crate root names every module (`pub mod x;`): that is not an import.
@@ -243,7 +243,7 @@ def related(a, b):
     and re-exports its children, the children use the parent's types. One
     module in two files, not an import between two modules."""
     ma, mb = module_of(a), module_of(b)
-    return (a.endswith("mod") and mb[: len(ma)] == ma) or (b.endswith("mod") and ma[: len(mb)] == mb)
+    return mb[: len(ma)] == ma or ma[: len(mb)] == mb
 
 
 def top(rel):

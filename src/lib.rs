@@ -45,11 +45,13 @@ pub mod util;
 pub mod vision;
 pub mod write;
 
-/// The test PDFs of the integration tests (fixtures by name, synthetic
-/// PDFs), shared with the unit tests.
+/// The test PDFs and fake servers of the tests, benches and examples.
+#[doc(hidden)]
+pub mod fixtures;
+
+/// The unit tests' name for the test PDFs.
 #[cfg(test)]
-#[path = "../tests/it/test_pdfs.rs"]
-pub(crate) mod test_pdfs;
+pub(crate) use fixtures::test_pdfs;
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -9,8 +9,7 @@ use anyhow::Result;
 pub fn review(setup: &Setup, run_id: Option<&str>, no_open: bool) -> Result<ExitStatus> {
     let (settings, jobs) = (&setup.settings, setup.opts.jobs);
     // Thumbnails are drawn by pdfium worker processes, as every PDF read is.
-    let config = crate::inspect::PoolConfig::from_settings(settings, jobs);
-    let pool = crate::inspect::WorkerPool::new(config);
+    let pool = crate::inspect::WorkerPool::new(super::run::pool_config(settings, jobs));
     crate::review::command(
         &pool,
         jobs,

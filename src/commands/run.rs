@@ -57,10 +57,7 @@ pub fn run(
         Command::Show { files } => Selection::Files(files),
         _ => Selection::DataFolder,
     };
-    let pool = crate::inspect::WorkerPool::new(crate::inspect::PoolConfig::from_settings(
-        &settings,
-        setup.opts.jobs,
-    ));
+    let pool = crate::inspect::WorkerPool::new(pool_config(&settings, setup.opts.jobs));
     signals::install_ctrl_c(reporter.clone());
     signals::install_sigterm(reporter.clone());
     cache.report_warnings_to(reporter.clone());
@@ -80,6 +77,19 @@ pub fn run(
     let (_, status) = crate::pipeline::run(&env, selection, &mut out)?;
     let _ = out.flush();
     Ok(status)
+}
+
+/// The worker pool's configuration: `jobs` workers, the settings' time
+/// limit, and what a worker needs of the settings in its environment.
+pub(super) fn pool_config(
+    settings: &crate::settings::Settings,
+    jobs: usize,
+) -> crate::inspect::PoolConfig {
+    let mut config = crate::inspect::PoolConfig::from_settings(settings, jobs);
+    config
+        .env
+        .extend(crate::inspect::pdfium::worker_env(settings));
+    config
 }
 
 /// `--approved FILE` is readable (else bad usage, said); without `--write`

@@ -282,22 +282,7 @@ impl Page {
             // SAFETY: `self.text` is live and `i` is below its character count; the object may
             // be null, which is checked before use.
             let obj = unsafe { lib.FPDFText_GetTextObject(tp, i) };
-            let style = if generated {
-                // Pdfium makes these up between objects: asked for one by
-                // one (they are spaces, never bold).
-                self.style(i, obj, invisible_text, None)
-            } else {
-                match last {
-                    Some((o, s)) if !obj.is_null() && o == obj => s,
-                    _ => {
-                        let s = self.style(i, obj, invisible_text, Some(&mut fonts));
-                        if !obj.is_null() {
-                            last = Some((obj, s));
-                        }
-                        s
-                    }
-                }
-            };
+            let style = self.style_of(i, obj, generated, invisible_text, &mut last, &mut fonts);
             let mut size = style.size;
             if !(size.is_finite() && size > 0.1) {
                 size = bbox.height().max(bbox.width());
@@ -314,6 +299,35 @@ impl Page {
             });
         }
         out
+    }
+
+    /// The style of glyph `i`, drawn by text object `obj`: the style of
+    /// the `last` text object when it is the same one (runs of glyphs share
+    /// one), else asked for and remembered.
+    fn style_of(
+        &self,
+        i: i32,
+        obj: FPDF_PAGEOBJECT,
+        generated: bool,
+        invisible_text: bool,
+        last: &mut Option<(FPDF_PAGEOBJECT, Style)>,
+        fonts: &mut FontCache,
+    ) -> Style {
+        if generated {
+            // Pdfium makes these up between objects: asked for one by one
+            // (they are spaces, never bold).
+            return self.style(i, obj, invisible_text, None);
+        }
+        match *last {
+            Some((o, s)) if !obj.is_null() && o == obj => s,
+            _ => {
+                let s = self.style(i, obj, invisible_text, Some(fonts));
+                if !obj.is_null() {
+                    *last = Some((obj, s));
+                }
+                s
+            }
+        }
     }
 
     /// The style of glyph `i`, drawn by text object `obj` (null if none);

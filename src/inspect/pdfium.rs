@@ -499,11 +499,32 @@ impl Drop for Document {
     }
 }
 
-/// The quick reader is used unless `COLOPHON_QUICK=off` (to compare with
-/// pdfium alone, or to set it aside should it misread a library).
+/// The quick reader is used unless the setting `PDF_TEXT_READER` is
+/// `pdfium` (to compare with pdfium alone, or to set the quick reader
+/// aside should it misread a library). A worker process reads no settings
+/// file: the coordinator puts the resolved value in each worker's
+/// environment ([`worker_env`]), read here as the settings read it.
 fn quick_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("COLOPHON_QUICK").is_none_or(|v| v != "off"))
+    *ON.get_or_init(|| {
+        crate::settings::process_env(TEXT_READER_KEY)
+            .is_none_or(|v| v != crate::settings::TextReader::Pdfium.as_str())
+    })
+}
+
+/// The setting that chooses the text reader, by its name.
+const TEXT_READER_KEY: &str = "PDF_TEXT_READER";
+
+/// What a worker process needs of the settings, as environment for the
+/// worker (`inspect::PoolConfig::env`): the resolved `PDF_TEXT_READER`,
+/// whether it came from the environment, `colophon.toml` or the default.
+pub fn worker_env(
+    settings: &crate::settings::Settings,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vec![(
+        TEXT_READER_KEY.into(),
+        settings.pdf_text_reader.as_str().into(),
+    )]
 }
 
 /// Why pdfium's last call failed (`FPDF_GetLastError`, fpdfview.h codes).

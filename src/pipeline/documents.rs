@@ -40,7 +40,7 @@ pub(super) fn context<'a>(
         settings: env.settings,
         cache: env.cache,
         sessions: env.sessions,
-        versions: crate::cache::keys::StageVersions::current(),
+        versions: crate::cache::keys::StageVersions::for_settings(env.settings),
         vision,
         ocr_slots,
         deciders,
@@ -62,22 +62,6 @@ pub(super) fn deciders(env: &Env) -> Result<rayon::ThreadPool> {
         .thread_name(|i| format!("decider-{i}"))
         .build()
         .context("starting the decider threads")
-}
-
-/// How many document threads: twice as many as workers, so that a
-/// document's extraction (no pdfium) runs while the workers read the next
-/// ones. With one spare thread only, two documents finishing their reading
-/// together left a worker idle until one of them was extracted (measured:
-/// 8% of the CPU idle in a cold run at --jobs 2, against 4% with two).
-/// With vision, two more per vision caller, as those wait on the backend.
-pub(super) fn threads(env: &Env) -> usize {
-    let vision = env.settings.analyze_with_vision;
-    2 * env.opts.jobs.max(1)
-        + if vision {
-            2 * env.settings.vlm_concurrency
-        } else {
-            0
-        }
 }
 
 /// Set when a document fails for a reason every document would share (an

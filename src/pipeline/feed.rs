@@ -115,7 +115,7 @@ pub(super) fn records<'s>(
     done: Sender<Done>,
     pruner: &'s crate::runs::Pruner,
 ) -> Receiver<Job<'s>> {
-    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(super::documents::threads(env) * 2);
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(super::threads(env) * 2);
     let retry_errors = env.opts.retry_errors;
     scope.spawn(move || {
         let mut warmed_up = false;

@@ -35,8 +35,7 @@ pub mod pool;
 
 /// The fake Ollama server of the integration tests, shared with the unit tests.
 #[cfg(test)]
-#[path = "../../tests/it/fake_ollama.rs"]
-pub(crate) mod fake_ollama;
+pub(crate) use crate::fixtures::fake_ollama;
 
 pub use answer::Answer;
 pub use client::{CheckResult, Diagnostics, VisionClient, VisionError, vlm_check, vlm_check_hosts};
