@@ -1,5 +1,5 @@
 //! Library-scale benches (issue 7, "speed at library scale"): whole runs of
-//! [`colophon::run::run`] over libraries built from the team corpus
+//! [`colophon::pipeline::run`] over libraries built from the team corpus
 //! (`../shared/corpus/pdfs`, or `COLOPHON_CORPUS`).
 //!
 //! A library is made of copies of the corpus PDFs that have a text layer
@@ -29,18 +29,15 @@
 //! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
 //! gives the figures at 10,000 files.
 
-#[path = "../tests/it/fake_ollama.rs"]
-mod fake_ollama;
-#[path = "../tests/it/test_pdfs.rs"]
-mod test_pdfs;
+use colophon::fixtures::{fake_ollama, test_pdfs};
 
-use colophon::app::ExitStatus;
 use colophon::cache::{Cache, CacheError};
 use colophon::cli::RunOptions;
+use colophon::exit::ExitStatus;
 use colophon::inspect::{Document, PoolConfig, WorkerPool};
+use colophon::pipeline::{self as run, Env, Paths, Selection};
 use colophon::progress::Reporter;
 use colophon::report::Summary;
-use colophon::run::{self, Env, Paths, Selection};
 use colophon::settings::Settings;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use std::path::{Path, PathBuf};

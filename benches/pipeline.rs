@@ -97,7 +97,7 @@ fn cache_hit(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let cache = Cache::open(tmp.path()).unwrap();
     let settings = Settings::default();
-    let versions = colophon::cache::keys::StageVersions::current();
+    let versions = colophon::cache::keys::StageVersions::for_settings(&settings);
     let n = 1000u32;
     let keys: Vec<_> = (0..n)
         .map(|i| {

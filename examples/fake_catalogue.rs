@@ -6,15 +6,12 @@
 //! . env.sh; colophon run --online --json
 //! ```
 //!
-//! Starts one server per source on 127.0.0.1 (tests/it/fake_catalogue.rs),
+//! Starts one server per source on 127.0.0.1 (`colophon::fixtures::fake_catalogue`),
 //! each knowing every document of the truth file under its ISBNs, DOI and
 //! LCCN, prints the `export ONLINE_*_URL=...` lines to use them, and serves
 //! until killed.
 
-#[path = "../tests/it/fake_catalogue.rs"]
-mod fake_catalogue;
-
-use fake_catalogue::{Api, Book, FakeCatalogue};
+use colophon::fixtures::fake_catalogue::{Api, Book, FakeCatalogue};
 
 fn main() {
     let path = std::env::args()

@@ -1,4 +1,4 @@
-//! Serves the test suite's fake Ollama (`tests/it/fake_ollama.rs`) on
+//! Serves the test suite's fake Ollama (`colophon::fixtures::fake_ollama`) on
 //! 127.0.0.1 for `scripts/perf.sh`: every chat request is answered after a
 //! fixed delay, as a slow vision model would, so that a run with vision can
 //! be timed without a GPU.
@@ -11,8 +11,7 @@
 //! stdout, serves until stdin is closed, then prints how many chat
 //! requests it answered.
 
-#[path = "../tests/it/fake_ollama.rs"]
-mod fake_ollama;
+use colophon::fixtures::fake_ollama;
 
 use std::io::{Read, Write};
 use std::time::Duration;

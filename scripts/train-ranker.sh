@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trains the ranker's weights (src/decide/weights.rs) and writes the
+# Trains the ranker's weights (src/decide/ranker/weights.rs) and writes the
 # held-out figures (docs/accuracy-ranker.md, docs/precision-coverage.png).
 #
 # Runs colophon over every labelled corpus that is there, with -vv so that
@@ -16,7 +16,7 @@
 #                               scripts/gen-papers.sh (groups: paper)
 #
 # Usage: scripts/train-ranker.sh [--eval-only] [--reuse]
-#   --eval-only  measure and report, leave src/decide/weights.rs alone
+#   --eval-only  measure and report, leave src/decide/ranker/weights.rs alone
 #   --reuse      train on the runs already in $TRAIN_WORK (after a change
 #                to the trainer only; rerun colophon after finder changes)
 # GEN_CONDITIONS: which generated variants to run (default "asis"; the
@@ -31,9 +31,6 @@ PAPERS_DIR=${PAPERS_DIR:-$(cd .. && pwd)/gen-papers}
 work=${TRAIN_WORK:-$root/target/train}
 python3 -c 'import numpy, matplotlib, sklearn' 2>/dev/null ||
   python3 -m pip install -q -r scripts/train-requirements.txt
-# COLOPHON_BIN: an already built binary (skips the build).
-bin=${COLOPHON_BIN:-$root/target/release/colophon}
-[ -n "${COLOPHON_BIN:-}" ] || ((reuse)) || cargo build --release --quiet
 
 eval_only=0 reuse=0
 for a in "$@"; do
@@ -43,6 +40,10 @@ for a in "$@"; do
     *) echo "train-ranker: unknown option $a" >&2; exit 2 ;;
   esac
 done
+# After the options, which it reads: --reuse skips the build.
+# COLOPHON_BIN: an already built binary (skips the build).
+bin=${COLOPHON_BIN:-$root/target/release/colophon}
+[ -n "${COLOPHON_BIN:-}" ] || ((reuse)) || cargo build --release --quiet
 
 run_set() { # name pdf-dir
   local dir=$work/$1
@@ -84,5 +85,5 @@ if [ -f "$PAPERS_DIR/truth.json" ]; then
   sets+=(--set "papers:$(run_set papers "$(pick_generated papers "$PAPERS_DIR")"):$PAPERS_DIR/truth.json:doc")
 fi
 out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png)
-((eval_only)) || out+=(--weights src/decide/weights.rs)
+((eval_only)) || out+=(--weights src/decide/ranker/weights.rs)
 python3 scripts/train_ranker.py --corpus "$shared/corpus" "${sets[@]}" "${out[@]}"

@@ -3,7 +3,7 @@
 
 Usage (scripts/train-ranker.sh runs it after runs over the corpora):
     train_ranker.py --set NAME:RUN_DIR:TRUTH_JSON:GROUPING [--set ...]
-                    [--weights src/decide/weights.rs] [--report docs/accuracy.md]
+                    [--weights src/decide/ranker/weights.rs] [--report docs/accuracy.md]
                     [--plot docs/precision-coverage.png]
 
 Each set is a colophon run (its `records.jsonl` and
@@ -389,7 +389,7 @@ def write_weights(path, models, threshold, summary):
     lines += [f"//! {s}" for s in summary]
     lines += [
         "",
-        "use super::ranker::{LEAF, Model, Node};",
+        "use super::{LEAF, Model, Node};",
         "use crate::model::Field;",
         "",
         "/// Per field: the prior log-odds and the trees (`ranker::Node`).",

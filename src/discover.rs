@@ -140,7 +140,7 @@ impl Walker<'_> {
 
 /// Files colophon itself creates beside PDFs.
 fn is_own_file(name: &str) -> bool {
-    name.starts_with(crate::write::TEMP_PREFIX)
+    name.starts_with(crate::util::fs::TEMP_PREFIX)
         || name.ends_with("--ann.json")
         || name.ends_with("--ann.md")
 }

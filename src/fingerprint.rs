@@ -16,14 +16,7 @@ use std::path::Path;
 /// Files at least this large are hashed with blake3's own rayon split too.
 const LARGE_FILE: u64 = 32 * 1024 * 1024;
 
-/// How a hash was obtained (counted in the run summary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HashOutcome {
-    /// From the stat memo: the file was not read.
-    Memo,
-    /// Read and hashed now.
-    Hashed,
-}
+pub use crate::report::HashOutcome;
 
 /// The content hash of each file, in order; a file that cannot be read is
 /// an error for that file only.
@@ -91,6 +84,25 @@ pub fn hash_open_file(file: File) -> io::Result<(DocHash, u64)> {
         hasher.update_reader(file)?;
     }
     Ok((DocHash(*hasher.finalize().as_bytes()), hasher.count()))
+}
+
+/// blake3 of a whole file and its length (write mode checks files with it).
+pub fn hash_file_len(path: &Path) -> io::Result<(DocHash, u64)> {
+    hash_open_file(File::open(path)?)
+}
+
+/// blake3 of bytes in memory (a PDF as written, before it is renamed in).
+pub fn hash_bytes(bytes: &[u8]) -> DocHash {
+    DocHash(*blake3::hash(bytes).as_bytes())
+}
+
+/// The hash of `path`, or `None` when it does not exist.
+pub fn hash_if_exists(path: &Path) -> io::Result<Option<DocHash>> {
+    match hash_file_len(path) {
+        Ok((h, _)) => Ok(Some(h)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Bytes read at a time from a large file: its chunks are hashed in

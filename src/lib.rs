@@ -3,16 +3,25 @@
 //!
 //! The pipeline of SPEC 5, one module per stage:
 //! `discover` → `fingerprint` → `inspect` (worker processes) → `ocr` →
-//! `vision` → `extract` → `decide` → `name` → `write` → `report`,
-//! with `cache` under all of them. `run` is the pipeline in the order of
-//! its stages (one screen); `app` dispatches the commands.
+//! `vision` → `extract` → `decide` → `name` → `write` → `report`.
+//! `pipeline` is the run loop and the per-document flow, in the order of
+//! the stages (one screen); `commands` has one module per command, and
+//! `app` dispatches to them. Layers, top to bottom (each imports only from
+//! its own and lower ones, checked by scripts/check-layers.py): `main`;
+//! `app`, `commands`; `pipeline`; the command helpers (`cli`, `project`,
+//! `merge`, `review`, `export`); the late stages (`online`, `write`,
+//! `fingerprint`, `discover`, `select`, `name`, `record`); `cache`; the
+//! reading stages (`vision`, `ocr`, `inspect`); `runs`, `shard`; `report`,
+//! `progress`; `settings`; the pure finders (`extract`, `decide`); `model`,
+//! `exit`; `util`, the ground floor.
 
 pub mod app;
 pub mod cache;
 pub mod cli;
+pub mod commands;
 pub mod decide;
 pub mod discover;
-pub mod document;
+pub mod exit;
 pub mod export;
 pub mod extract;
 pub mod fingerprint;
@@ -22,11 +31,12 @@ pub mod model;
 pub mod name;
 pub mod ocr;
 pub mod online;
+pub mod pipeline;
 pub mod progress;
 pub mod project;
+pub mod record;
 pub mod report;
 pub mod review;
-pub mod run;
 pub mod runs;
 pub mod select;
 pub mod settings;
@@ -34,13 +44,14 @@ pub mod shard;
 pub mod util;
 pub mod vision;
 pub mod write;
-pub(crate) mod xml;
 
-/// The test PDFs of the integration tests (fixtures by name, synthetic
-/// PDFs), shared with the unit tests.
+/// The test PDFs and fake servers of the tests, benches and examples.
+#[doc(hidden)]
+pub mod fixtures;
+
+/// The unit tests' name for the test PDFs.
 #[cfg(test)]
-#[path = "../tests/it/test_pdfs.rs"]
-pub(crate) mod test_pdfs;
+pub(crate) use fixtures::test_pdfs;
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -3,8 +3,9 @@
 //! chain (`{:#}`).
 
 use clap::Parser;
-use colophon::app::{self, ExitStatus};
+use colophon::app;
 use colophon::cli::Cli;
+use colophon::exit::ExitStatus;
 
 fn main() {
     let cli = Cli::parse();

@@ -30,7 +30,7 @@ pub struct DocHash(pub [u8; 32]);
 
 impl DocHash {
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::util::hex::lower(&self.0)
     }
 }
 
@@ -516,4 +516,14 @@ pub struct DocResult {
     pub ocr_pages: Vec<(u32, f32)>,
     pub vision: VisionPages,
     pub warnings: Vec<String>,
+}
+
+/// How a record's warning starts when the write stage failed (`write::apply`) (an I/O error, a
+/// written copy that failed its check): the run counts these as failed
+/// writes (exit status 1, the table's status, the summary).
+pub const WRITE_FAILED: &str = "write failed: ";
+
+/// The reason of a failed write, when `warning` reports one.
+pub fn write_failure(warning: &str) -> Option<&str> {
+    warning.strip_prefix(WRITE_FAILED)
 }

@@ -3,7 +3,7 @@
 //! a few plain log lines say what happens. `-q` keeps errors only.
 //!
 //! Every line is printed with its control characters escaped (see
-//! [`crate::report::escape_controls`]): messages quote file names, and a
+//! [`crate::util::escape::controls`]): messages quote file names, and a
 //! name must not send escape codes to the terminal.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -65,7 +65,7 @@ impl Reporter for Quiet {
 /// between lines stay (the `-v` counts are several lines).
 fn for_terminal(msg: &str) -> String {
     msg.split('\n')
-        .map(crate::report::escape_controls)
+        .map(crate::util::escape::controls)
         .collect::<Vec<_>>()
         .join("\n")
 }

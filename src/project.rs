@@ -25,6 +25,13 @@ pub struct Project {
     pub cache_dir: PathBuf,
 }
 
+/// Where a run reads and writes.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub cache_dir: PathBuf,
+}
+
 impl Project {
     /// The project rooted at `root`.
     pub fn at(root: impl Into<PathBuf>) -> Project {

@@ -1,77 +1,20 @@
 //! Stage 10, report: records (SPEC 7) on stdout and in
-//! `cache/runs/<run-id>/records.jsonl`, the run summary, diagnostics, and
-//! the `cache/runs/latest` link.
+//! `cache/runs/<run-id>/records.jsonl`, the table's rows, and the run
+//! summary with the per-stage outcomes it counts. It takes data (records,
+//! outcomes) and imports no stage: the record is assembled in
+//! [`crate::record`].
 
-use crate::model::{DocResult, PdfFile, Record, Source, Status};
-use crate::settings::Settings;
+use crate::model::{Record, Status, write_failure};
+use crate::util::escape::controls as escape_controls;
 use anyhow::{Context, Result};
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::ops::AddAssign;
 use std::path::Path;
 
-/// The SPEC 7 record of a document that was read, before it is named.
-pub fn record(file: &PdfFile, hash_hex: String, result: &DocResult, settings: &Settings) -> Record {
-    let offset = settings.page_num_offset;
-    let decision = &result.decision;
-    let sources: BTreeMap<String, Source> = decision
-        .sources
-        .iter()
-        .map(|(field, (page, via))| {
-            (
-                field.as_str().to_string(),
-                Source {
-                    page: page.map(|p| p + offset),
-                    via: *via,
-                    confidence: decision.confidence.get(field).copied(),
-                },
-            )
-        })
-        .collect();
-    let shift = |v: &[u32]| v.iter().map(|p| p + offset).collect::<Vec<_>>();
-    let (metadata, unsure) = crate::decide::split_by_confidence(decision, settings.min_confidence);
-    let status = if metadata.is_complete() {
-        Status::Complete
-    } else {
-        Status::Incomplete
-    };
-    Record {
-        path: rel_string(&file.rel),
-        blake3: Some(hash_hex),
-        pages: Some(result.page_count),
-        status,
-        error: None,
-        metadata,
-        unsure,
-        sources,
-        pages_read: crate::model::PagesRead {
-            front: shift(&result.pages_read.front),
-            back: shift(&result.pages_read.back),
-        },
-        vision: crate::model::VisionPages {
-            pages: shift(&result.vision.pages),
-            failed: shift(&result.vision.failed),
-        },
-        // The name stage fills it in (`name::propose`).
-        proposed_filename: None,
-        written: false,
-        warnings: result.warnings.clone(),
-        online: None,
-    }
-}
-
-/// A relative path as shown in records (always `/`-separated).
-pub fn rel_string(rel: &Path) -> String {
-    rel.to_string_lossy().into_owned()
-}
-
 /// One row of the stdout table: current name → proposed name, main fields, status.
 pub fn table_row(r: &Record) -> String {
-    let failed_write = r
-        .warnings
-        .iter()
-        .find_map(|w| crate::write::write_failure(w));
+    let failed_write = r.warnings.iter().find_map(|w| write_failure(w));
     let status = match (r.status, failed_write) {
         (_, Some(_)) => "write failed",
         (Status::Complete, None) => "complete",
@@ -112,34 +55,6 @@ pub fn table_row(r: &Record) -> String {
     escape_controls(&row).into_owned()
 }
 
-/// `s` with every control character (C0, DEL, C1) and every bidirectional
-/// override written as an escape (`\n`, `\t`, `\x1b`, `\u{202e}`), for text
-/// meant for a terminal or a person: a file name (or a title, or an error
-/// quoting one) can then neither split a row of the table nor send escape
-/// codes to the terminal. JSON output keeps names exact. A backslash is
-/// left as it is, so names with one read naturally.
-pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    // Bidirectional embeddings, overrides and isolates reorder what
-    // follows them on screen (a name can pose as another).
-    let hostile =
-        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if !s.chars().any(hostile) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if hostile(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if hostile(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
@@ -156,8 +71,9 @@ pub struct RecordsFile {
 }
 
 impl RecordsFile {
-    pub fn create(run: &crate::runs::RunDir) -> Result<RecordsFile> {
-        let path = run.path.join("records.jsonl");
+    /// `records.jsonl` in the run folder `run_dir`.
+    pub fn create(run_dir: &Path) -> Result<RecordsFile> {
+        let path = run_dir.join("records.jsonl");
         let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         Ok(RecordsFile {
             out: BufWriter::new(f),
@@ -183,7 +99,7 @@ impl RecordsFile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageOutcome {
     /// fingerprint: from the stat memo, or read and hashed.
-    Hash(crate::fingerprint::HashOutcome),
+    Hash(HashOutcome),
     /// inspect: a document opened by a pdfium worker.
     Opened,
     /// inspect: one page's text layer.
@@ -195,6 +111,15 @@ pub enum StageOutcome {
     /// A document's record (a cached failure counts as cached; a failure
     /// now is neither).
     Record(Got),
+}
+
+/// How the fingerprint stage got a file's hash (counted in the run summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HashOutcome {
+    /// From the stat memo: the file was not read.
+    Memo,
+    /// Read and hashed now.
+    Hashed,
 }
 
 /// A result from the cache, or computed now.
@@ -313,7 +238,6 @@ impl AddAssign for Summary {
 impl Summary {
     /// Counts one stage's outcome.
     pub fn add(&mut self, outcome: StageOutcome) {
-        use crate::fingerprint::HashOutcome;
         let n = match outcome {
             StageOutcome::Hash(HashOutcome::Memo) => &mut self.hash_memo,
             StageOutcome::Hash(HashOutcome::Hashed) => &mut self.hash_computed,
@@ -340,23 +264,24 @@ impl Summary {
         s
     }
 
-    /// Counts one finished record.
-    pub fn count(&mut self, r: &Record) {
-        self.files += 1;
+    /// The counts of one finished record.
+    pub fn of_record(r: &Record) -> Summary {
+        let mut s = Summary {
+            files: 1,
+            ..Summary::default()
+        };
         match r.status {
-            Status::Complete => self.complete += 1,
-            Status::Incomplete => self.incomplete += 1,
-            Status::Error => self.errors += 1,
+            Status::Complete => s.complete += 1,
+            Status::Incomplete => s.incomplete += 1,
+            Status::Error => s.errors += 1,
         }
         if r.written {
-            self.written += 1;
+            s.written += 1;
         }
-        if r.warnings
-            .iter()
-            .any(|w| crate::write::write_failure(w).is_some())
-        {
-            self.write_failed += 1;
+        if r.warnings.iter().any(|w| write_failure(w).is_some()) {
+            s.write_failed += 1;
         }
+        s
     }
 
     /// The `summary.md` text.

@@ -24,7 +24,20 @@ pub struct RunDir {
 impl RunDir {
     /// Creates `cache/runs/<run-id>/` with a new, sortable, unique id.
     pub fn create(cache_dir: &Path) -> Result<RunDir> {
-        let runs = cache_dir.join("runs");
+        RunDir::create_in(cache_dir.join("runs"))
+    }
+
+    /// Creates `cache/shows/<run-id>/`, the outputs of `colophon show`: a
+    /// look at some files, which must not become the run that `export`,
+    /// `review`, `merge` (all through `cache/runs/latest`) and the pruning
+    /// of `cache/runs/` see. Its own `latest` and pruning stay under
+    /// `cache/shows/`.
+    pub fn create_show(cache_dir: &Path) -> Result<RunDir> {
+        RunDir::create_in(cache_dir.join(SHOWS))
+    }
+
+    /// A new run folder under `runs`.
+    fn create_in(runs: PathBuf) -> Result<RunDir> {
         fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -152,6 +165,9 @@ impl RunDir {
 
 /// The link in `cache/runs/` to the last run that finished.
 const LATEST: &str = "latest";
+
+/// The folder of `colophon show`'s outputs under the cache folder.
+const SHOWS: &str = "shows";
 
 /// How a run ended, in its folder's `summary.json`: the counts, and
 /// whether it processed every file it found (`complete`: not stopped by
@@ -427,6 +443,23 @@ mod tests {
             keep.join("precious.pdf").exists(),
             "a link's target survives"
         );
+    }
+
+    #[test]
+    fn a_show_never_becomes_the_latest_run() {
+        let t = tempfile::tempdir().unwrap();
+        let run = RunDir::create(t.path()).unwrap();
+        fs::write(run.path.join("records.jsonl"), "{}\n").unwrap();
+        run.mark_latest().unwrap();
+        let show = RunDir::create_show(t.path()).unwrap();
+        fs::write(show.path.join("records.jsonl"), "{}\n").unwrap();
+        show.mark_latest().unwrap();
+        let runs = t.path().join("runs");
+        assert_eq!(RunDir::find(t.path(), None).unwrap().id, run.id);
+        assert_eq!(RunDir::latest(&runs).unwrap().id, run.id);
+        assert_eq!(RunDir::newest(&runs).unwrap().id, run.id);
+        assert_eq!(show.previous().map(|p| p.id), None);
+        assert!(show.path.starts_with(t.path().join("shows")));
     }
 
     #[test]

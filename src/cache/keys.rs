@@ -217,11 +217,22 @@ pub struct StageVersions {
     pub vision_prompt: u32,
 }
 
+/// Added to the inspect version when every page is read by pdfium
+/// (`PDF_TEXT_READER = "pdfium"`): its pages are cached apart from the
+/// quick reader's, and the default keeps the keys it always had.
+const PDFIUM_ONLY: u32 = 1 << 31;
+
 impl StageVersions {
-    /// The versions of this build's stages.
-    pub fn current() -> StageVersions {
+    /// The versions of this build's stages, under the settings that change
+    /// what a stage computes without entering its key as a value
+    /// (`settings::Affects::Read`).
+    pub fn for_settings(s: &Settings) -> StageVersions {
+        let reader = match s.pdf_text_reader {
+            crate::settings::TextReader::Quick => 0,
+            crate::settings::TextReader::Pdfium => PDFIUM_ONLY,
+        };
         StageVersions {
-            inspect: crate::inspect::INSPECT_VERSION,
+            inspect: crate::inspect::INSPECT_VERSION | reader,
             ocr: crate::ocr::OCR_VERSION,
             extract: crate::extract::EXTRACT_VERSION,
             decide: crate::decide::DECIDE_KEY,
@@ -485,7 +496,33 @@ mod tests {
             }
         }
         // Every class is used, so every arm above was tried.
-        assert_eq!(classes.len(), 7, "{classes:?}");
+        assert_eq!(classes.len(), 8, "{classes:?}");
+    }
+
+    #[test]
+    fn the_text_reader_changes_the_inspect_version_and_so_every_key_of_read_text() {
+        use crate::settings::TextReader;
+        let quick = Settings::default();
+        let mut pdfium = quick.clone();
+        pdfium.pdf_text_reader = TextReader::Pdfium;
+        let (vq, vp) = (
+            StageVersions::for_settings(&quick),
+            StageVersions::for_settings(&pdfium),
+        );
+        // The default keeps the keys of every cache made before the setting.
+        assert_eq!(vq.inspect, crate::inspect::INSPECT_VERSION);
+        assert_ne!(vp.inspect, vq.inspect);
+        assert_eq!(
+            (vp.ocr, vp.extract, vp.decide),
+            (vq.ocr, vq.extract, vq.decide)
+        );
+        assert_ne!(doc_key(&H, vp.inspect), doc_key(&H, vq.inspect));
+        assert_ne!(record_key(&H, &pdfium, &vp), record_key(&H, &quick, &vq));
+        // OCR reads a render, whichever reader gave the text.
+        assert_eq!(
+            ocr_key(&H, 0, &pdfium, "tesseract 5.3.0", vp.ocr),
+            ocr_key(&H, 0, &quick, "tesseract 5.3.0", vq.ocr)
+        );
     }
 
     #[test]

@@ -140,7 +140,7 @@ impl PageStore {
                     }
                 } else {
                     std::fs::create_dir_all(to.parent().expect("page files live in a folder"))?;
-                    crate::write::link_or_copy(&from, &to)?;
+                    crate::util::fs::link_or_copy(&from, &to)?;
                 }
                 n += 1;
             }

@@ -19,9 +19,6 @@ pub mod catalogue;
 pub mod explain;
 pub mod features;
 pub mod ranker;
-// The generated tables write the trainer's split points exactly.
-#[allow(clippy::excessive_precision)]
-mod weights;
 
 use crate::extract::layout::{fold, token_f1, tokens};
 use crate::model::{Candidate, Decision, Field, Metadata, PageText, Ranked, Value, Via};
@@ -33,7 +30,7 @@ pub const DECIDE_VERSION: u32 = 6;
 
 /// What a cached decision depends on: [`DECIDE_VERSION`] and the checksum
 /// the trainer writes with the weights.
-pub const DECIDE_KEY: u32 = DECIDE_VERSION.wrapping_mul(0x9E37_79B1) ^ weights::MODEL_ID;
+pub const DECIDE_KEY: u32 = DECIDE_VERSION.wrapping_mul(0x9E37_79B1) ^ ranker::MODEL_ID;
 
 /// Below this cluster score a field without trained weights is left empty.
 pub const MIN_SCORE: f32 = 0.3;

@@ -5,8 +5,15 @@
 //! corpora) into `weights.rs`; a field without a trained model keeps the
 //! finders' rule score.
 
+/// The trained trees, written by scripts/train_ranker.py: a child of the
+/// ranker, whose types it is written in. The generated tables write the
+/// trainer's split points exactly.
+#[allow(clippy::excessive_precision)]
+mod weights;
+
+pub(super) use weights::MODEL_ID;
+
 use super::features::Features;
-use super::weights;
 use crate::model::Field;
 
 /// The feature index a leaf carries instead of a split feature.

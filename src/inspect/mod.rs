@@ -25,6 +25,7 @@ mod page;
 pub mod pdfium;
 pub mod pool;
 pub mod quick;
+pub mod session;
 mod source;
 pub mod worker;
 pub mod xmp;

@@ -55,8 +55,12 @@ impl Page {
         lib: &'static dyn PdfiumLibraryBindings,
         page: FPDF_PAGE,
     ) -> Result<Page, PdfError> {
+        // SAFETY: `page` is a live page handle (this function's contract); a null result is
+        // checked below.
         let text = unsafe { lib.FPDFText_LoadPage(page) };
         if text.is_null() {
+            // SAFETY: `page` is live and owned here; it is closed once, as no `Page` will own
+            // it.
             unsafe { lib.FPDF_ClosePage(page) };
             return Err(PdfError::Pdfium(
                 "the page's text could not be loaded".into(),
@@ -67,7 +71,7 @@ impl Page {
 
     /// The displayed page size in points.
     pub(super) fn size(&self) -> (f32, f32) {
-        // SAFETY (all calls below): the handles are live until drop.
+        // SAFETY: `self.page` is live until drop (`Page::new`'s contract).
         unsafe {
             (
                 self.lib.FPDF_GetPageWidthF(self.page),
@@ -78,6 +82,7 @@ impl Page {
 
     pub(super) fn geometry(&self) -> Geometry {
         let (width, height) = self.size();
+        // SAFETY: `self.page` is live until `Page` is dropped (`Page::new`'s contract).
         let quarter_turns = match unsafe { self.lib.FPDFPage_GetRotation(self.page) } {
             r @ 1..=3 => r as u8,
             _ => 0,
@@ -95,6 +100,7 @@ impl Page {
             right: 0.0,
             bottom: 0.0,
         };
+        // SAFETY: `self.page` is live until drop, and `b` is an `FS_RECTF` pdfium writes into.
         let (left, bottom) = if unsafe { self.lib.FPDF_GetPageBoundingBox(self.page, &mut b) } != 0
         {
             (b.left, b.bottom)
@@ -120,8 +126,11 @@ impl Page {
             largest: None,
             invisible_text: false,
         };
+        // SAFETY: `self.page` is live until drop.
         let n = unsafe { self.lib.FPDFPage_CountObjects(self.page) };
         for i in 0..n.max(0) {
+            // SAFETY: `self.page` is live and `i` is below its object count; a null object is
+            // skipped.
             let obj = unsafe { self.lib.FPDFPage_GetObject(self.page, i) };
             if !obj.is_null() {
                 self.visit(obj, &[], geo, &mut found, 0);
@@ -139,8 +148,11 @@ impl Page {
         depth: usize,
     ) {
         let lib = self.lib;
+        // SAFETY: `obj` is a non-null object of this page (or of a form on it), alive while the
+        // page is.
         match unsafe { lib.FPDFPageObj_GetType(obj) } {
             OBJ_TEXT if !found.invisible_text => {
+                // SAFETY: `obj` is a non-null text object of this live page.
                 let mode = unsafe { lib.FPDFTextObj_GetTextRenderMode(obj) };
                 found.invisible_text = is_invisible(mode);
             }
@@ -155,6 +167,8 @@ impl Page {
                     x4: 0.0,
                     y4: 0.0,
                 };
+                // SAFETY: `obj` is a non-null image object of this live page; `q` is an
+                // `FS_QUADPOINTSF` pdfium writes into.
                 if unsafe { lib.FPDFPageObj_GetRotatedBounds(obj, &mut q) } == 0 {
                     return;
                 }
@@ -179,13 +193,18 @@ impl Page {
                     e: 0.0,
                     f: 0.0,
                 };
+                // SAFETY: `obj` is a non-null form object of this live page; `m` is an
+                // `FS_MATRIX` pdfium writes into.
                 if unsafe { lib.FPDFPageObj_GetMatrix(obj, &mut m) } == 0 {
                     return;
                 }
                 let mut chain = forms.to_vec();
                 chain.push(m);
+                // SAFETY: `obj` is a non-null form object of this live page.
                 let n = unsafe { lib.FPDFFormObj_CountObjects(obj) };
                 for i in 0..n.max(0) {
+                    // SAFETY: `obj` is a live form object and `i` is below its object count; a
+                    // null child is skipped.
                     let child = unsafe { lib.FPDFFormObj_GetObject(obj, i as _) };
                     if !child.is_null() {
                         self.visit(child, &chain, geo, found, depth + 1);
@@ -200,6 +219,8 @@ impl Page {
     /// (nothing is decoded).
     fn pixel_size(&self, obj: FPDF_PAGEOBJECT) -> Option<(u32, u32)> {
         let (mut w, mut h) = (0u32, 0u32);
+        // SAFETY: `obj` is a non-null image object of this live page; `w` and `h` are locals
+        // pdfium writes into.
         let ok = unsafe { self.lib.FPDFImageObj_GetImagePixelSize(obj, &mut w, &mut h) } != 0;
         (ok && w > 0 && h > 0).then_some((w, h))
     }
@@ -209,6 +230,7 @@ impl Page {
     /// mode; only then is a text object's mode asked for.
     pub(super) fn glyphs(&self, geo: &Geometry, invisible_text: bool) -> Vec<Glyph> {
         let (lib, tp) = (self.lib, self.text);
+        // SAFETY: `self.text` is the live text page of this `Page`, closed only on drop.
         let count = unsafe { lib.FPDFText_CountChars(tp) }.max(0);
         let mut out = Vec::with_capacity(count as usize);
         let mut fonts = FontCache::default();
@@ -217,6 +239,7 @@ impl Page {
         let mut last: Option<(FPDF_PAGEOBJECT, Style)> = None;
         let margin = 2.0;
         for i in 0..count {
+            // SAFETY: `self.text` is live and `i` is below its character count.
             let Some(ch) = char::from_u32(unsafe { lib.FPDFText_GetUnicode(tp, i) }) else {
                 continue;
             };
@@ -224,6 +247,7 @@ impl Page {
                 continue;
             }
             // Pdfium's guessed spaces go to `lines` as hints only.
+            // SAFETY: `self.text` is live and `i` is below its character count.
             let generated = unsafe { lib.FPDFText_IsGenerated(tp, i) } == 1;
             if generated && ch != ' ' {
                 continue;
@@ -234,6 +258,8 @@ impl Page {
                 right: 0.0,
                 bottom: 0.0,
             };
+            // SAFETY: `self.text` is live, `i` is below its character count, and `b` is an
+            // `FS_RECTF` pdfium writes into.
             if unsafe { lib.FPDFText_GetLooseCharBox(tp, i, &mut b) } == 0 {
                 continue;
             }
@@ -245,29 +271,18 @@ impl Page {
                 continue;
             }
             let (mut ox, mut oy) = (0.0f64, 0.0f64);
+            // SAFETY: `self.text` is live, `i` is below its character count, and `ox`, `oy` are
+            // locals pdfium writes into.
             let origin = if unsafe { lib.FPDFText_GetCharOrigin(tp, i, &mut ox, &mut oy) } != 0 {
                 geo.map(ox as f32, oy as f32)
             } else {
                 (bbox.x0, bbox.bottom)
             };
             let space_like = ch.is_whitespace();
+            // SAFETY: `self.text` is live and `i` is below its character count; the object may
+            // be null, which is checked before use.
             let obj = unsafe { lib.FPDFText_GetTextObject(tp, i) };
-            let style = if generated {
-                // Pdfium makes these up between objects: asked for one by
-                // one (they are spaces, never bold).
-                self.style(i, obj, invisible_text, None)
-            } else {
-                match last {
-                    Some((o, s)) if !obj.is_null() && o == obj => s,
-                    _ => {
-                        let s = self.style(i, obj, invisible_text, Some(&mut fonts));
-                        if !obj.is_null() {
-                            last = Some((obj, s));
-                        }
-                        s
-                    }
-                }
-            };
+            let style = self.style_of(i, obj, generated, invisible_text, &mut last, &mut fonts);
             let mut size = style.size;
             if !(size.is_finite() && size > 0.1) {
                 size = bbox.height().max(bbox.width());
@@ -286,6 +301,35 @@ impl Page {
         out
     }
 
+    /// The style of glyph `i`, drawn by text object `obj`: the style of
+    /// the `last` text object when it is the same one (runs of glyphs share
+    /// one), else asked for and remembered.
+    fn style_of(
+        &self,
+        i: i32,
+        obj: FPDF_PAGEOBJECT,
+        generated: bool,
+        invisible_text: bool,
+        last: &mut Option<(FPDF_PAGEOBJECT, Style)>,
+        fonts: &mut FontCache,
+    ) -> Style {
+        if generated {
+            // Pdfium makes these up between objects: asked for one by one
+            // (they are spaces, never bold).
+            return self.style(i, obj, invisible_text, None);
+        }
+        match *last {
+            Some((o, s)) if !obj.is_null() && o == obj => s,
+            _ => {
+                let s = self.style(i, obj, invisible_text, Some(fonts));
+                if !obj.is_null() {
+                    *last = Some((obj, s));
+                }
+                s
+            }
+        }
+    }
+
     /// The style of glyph `i`, drawn by text object `obj` (null if none);
     /// without `fonts`, not bold.
     fn style(
@@ -296,6 +340,8 @@ impl Page {
         fonts: Option<&mut FontCache>,
     ) -> Style {
         let (lib, tp) = (self.lib, self.text);
+        // SAFETY: `tp` is the live text page and `i` one of its characters (the glyph loop's
+        // index).
         let unscaled = unsafe { lib.FPDFText_GetFontSize(tp, i) } as f32;
         let mut m = FS_MATRIX {
             a: 0.0,
@@ -308,6 +354,8 @@ impl Page {
         // The length of the text matrix's vertical axis, so that turned
         // text keeps its size (0 when it cannot be had, which sends the
         // size to the glyph-box fallback).
+        // SAFETY: `tp` is live, `i` one of its characters, and `m` an `FS_MATRIX` pdfium writes
+        // into.
         let scale = if unsafe { lib.FPDFText_GetMatrix(tp, i, &mut m) } != 0 {
             m.c.hypot(m.d)
         } else {
@@ -317,6 +365,7 @@ impl Page {
         // lines and `map_angle` measure it counter-clockwise. Read the
         // other way, text turned a quarter (an arXiv stamp, a landscape
         // table) came out backwards.
+        // SAFETY: `tp` is live and `i` one of its characters.
         let clockwise = unsafe { lib.FPDFText_GetCharAngle(tp, i) };
         let angle = if clockwise.is_sign_negative() {
             0.0
@@ -325,6 +374,8 @@ impl Page {
         };
         let hidden = invisible_text
             && !obj.is_null()
+            // SAFETY: `obj` was checked non-null just before, and is a text object of this live
+            // page.
             && is_invisible(unsafe { lib.FPDFTextObj_GetTextRenderMode(obj) });
         Style {
             size: (unscaled * scale).abs(),
@@ -390,6 +441,7 @@ impl FontCache {
         if let Some(&b) = self.bold_by_name.get(name) {
             return b;
         }
+        // SAFETY: `tp` is the caller's live text page and `i` one of its characters.
         let weight = unsafe { lib.FPDFText_GetFontWeight(tp, i) };
         let b = font_is_bold(&String::from_utf8_lossy(name), weight) || flags & FORCE_BOLD != 0;
         self.bold_by_name.insert(name.to_vec(), b);

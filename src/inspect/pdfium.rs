@@ -177,6 +177,8 @@ impl Document {
             // addresses are stable) outlive the handle, closed in `drop`
             // before the fields drop.
             (None, Some(kept)) => unsafe { lib.FPDF_LoadMemDocument64(kept, None) },
+            // SAFETY: `source` (boxed, so the reader pdfium calls back stays at one address)
+            // outlives the handle, closed in `drop` before the fields drop.
             (None, None) => unsafe { lib.FPDF_LoadCustomDocument(source.access(), None) },
         };
         if handle.is_null() && quick.is_none() {
@@ -184,6 +186,7 @@ impl Document {
         }
         let page_count = match &quick {
             Some(q) => q.page_count(),
+            // SAFETY: `handle` was checked non-null above and is open until `drop`.
             None => unsafe { lib.FPDF_GetPageCount(handle) }.max(0) as u32,
         };
         let mut doc = Document {
@@ -292,6 +295,8 @@ impl Document {
             return None;
         }
         let mut buf = vec![0u16; (len as usize).div_ceil(2)];
+        // SAFETY: `handle` is open, and `buf` holds at least `len` bytes (`len` rounded up to
+        // whole u16s), which is all pdfium writes.
         unsafe {
             self.lib
                 .FPDF_GetMetaText(handle, tag, buf.as_mut_ptr().cast(), len);
@@ -321,6 +326,8 @@ impl Document {
         if page.is_null() {
             return Err(last_error(self.lib));
         }
+        // SAFETY: `page` is a non-null handle just loaded from this open document and owned by
+        // nothing else; the document outlives the `Page` (see above).
         unsafe { Page::new(self.lib, page) }
     }
 
@@ -492,15 +499,37 @@ impl Drop for Document {
     }
 }
 
-/// The quick reader is used unless `COLOPHON_QUICK=off` (to compare with
-/// pdfium alone, or to set it aside should it misread a library).
+/// The quick reader is used unless the setting `PDF_TEXT_READER` is
+/// `pdfium` (to compare with pdfium alone, or to set the quick reader
+/// aside should it misread a library). A worker process reads no settings
+/// file: the coordinator puts the resolved value in each worker's
+/// environment ([`worker_env`]), read here as the settings read it.
 fn quick_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("COLOPHON_QUICK").is_none_or(|v| v != "off"))
+    *ON.get_or_init(|| {
+        crate::settings::process_env(TEXT_READER_KEY)
+            .is_none_or(|v| v != crate::settings::TextReader::Pdfium.as_str())
+    })
+}
+
+/// The setting that chooses the text reader, by its name.
+const TEXT_READER_KEY: &str = "PDF_TEXT_READER";
+
+/// What a worker process needs of the settings, as environment for the
+/// worker (`inspect::PoolConfig::env`): the resolved `PDF_TEXT_READER`,
+/// whether it came from the environment, `colophon.toml` or the default.
+pub fn worker_env(
+    settings: &crate::settings::Settings,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vec![(
+        TEXT_READER_KEY.into(),
+        settings.pdf_text_reader.as_str().into(),
+    )]
 }
 
 /// Why pdfium's last call failed (`FPDF_GetLastError`, fpdfview.h codes).
 fn last_error(lib: &dyn PdfiumLibraryBindings) -> PdfError {
+    // SAFETY: takes no argument and only reads pdfium's thread-local error code.
     match unsafe { lib.FPDF_GetLastError() } {
         4 | 5 => PdfError::Encrypted,
         3 => PdfError::Malformed("not a PDF, or damaged beyond repair".into()),
@@ -886,6 +915,8 @@ pub(crate) mod tests {
             let lib =
                 <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium().unwrap());
             let bytes = std::fs::read(fixture(name)).unwrap();
+            // SAFETY: `bytes` outlives `reference`, which closes the handle when dropped at the
+            // end of this iteration.
             let handle = unsafe { lib.FPDF_LoadMemDocument64(&bytes, None) };
             assert!(!handle.is_null());
             let reference = Document {

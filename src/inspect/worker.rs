@@ -225,11 +225,7 @@ pub fn serve<R: Read, W: Write>(input: &mut R, out: &mut W) -> anyhow::Result<()
             Ok(Some(resp)) => write_frame(out, &resp)?,
             Ok(None) => {}
             Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
+                let msg = crate::util::panic::text(panic.as_ref(), "unknown panic");
                 write_frame(
                     out,
                     &Response::Fatal(PdfError::Pdfium(format!("internal error: {msg}"))),

@@ -101,7 +101,7 @@ fn read_packet(text: &str) -> XmpMeta {
             }
             Event::GeneralRef(r) => {
                 if let Some((buf, _)) = &mut item {
-                    crate::xml::push_reference(buf, &r);
+                    crate::util::xml::push_reference(buf, &r);
                 }
             }
             Event::End(_) => {

@@ -27,8 +27,8 @@
 
 mod outputs;
 
-use crate::app::ExitStatus;
-use crate::run::Paths;
+use crate::exit::ExitStatus;
+use crate::project::Paths;
 use crate::runs::{RunDir, RunEnd};
 use crate::settings::Settings;
 use crate::shard::{self, Shard};

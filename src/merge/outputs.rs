@@ -7,8 +7,8 @@
 //! write journals move to the merged run's.
 
 use super::ShardRun;
+use crate::project::Paths;
 use crate::report::Summary;
-use crate::run::Paths;
 use crate::runs::{RunDir, RunEnd};
 use crate::settings::Settings;
 use anyhow::{Context as _, Result, bail};

@@ -18,17 +18,14 @@
 //! PDFs (issue 18) a file took 20.6 and 21.3 CPU-s against 25.6 and 25.7
 //! for stdin, with the same hOCR.
 
+use super::call::{PROGRAM, Psm, TimedOut, kill_after};
 use anyhow::{Context, Result, bail};
 use image::GrayImage;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::sync::mpsc;
 use std::time::Duration;
-
-/// The program run, found on `PATH`.
-const PROGRAM: &str = "tesseract";
 
 /// Tesseract is not installed: an error of the installation, not of a
 /// page, so the run stops once with this message (as for a missing
@@ -41,60 +38,11 @@ const PROGRAM: &str = "tesseract";
 )]
 pub struct TesseractMissing;
 
-/// Tesseract was stopped on its time limit: an error the caller tells
-/// from a failure (a failed batch of pages is read again page by page, a
-/// batch over time is not: the time is spent).
-#[derive(Debug, thiserror::Error)]
-#[error("{PROGRAM} took longer than {secs:.0} s and was stopped")]
-pub struct TimedOut {
-    pub secs: f64,
-}
-
 /// Recognises `img` (`dpi` pixels per inch) with Tesseract in automatic page
 /// segmentation (PSM 3) and returns the hOCR document. Kills tesseract and
 /// fails when it takes longer than `timeout`.
 pub fn run(img: &GrayImage, dpi: u32, languages: &str, timeout: Duration) -> Result<String> {
     run_pages(&[(img, dpi)], Psm::Auto, languages, timeout)
-}
-
-/// Tesseract's page segmentation mode for a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Psm {
-    /// `--psm 3`: automatic page segmentation, the first reading.
-    Auto,
-    /// `--psm 6`: the page as one uniform block of text; the second look
-    /// at a page whose lines the automatic mode dropped (see `mod.rs`).
-    Block,
-}
-
-impl Psm {
-    pub(super) fn number(self) -> u8 {
-        match self {
-            Psm::Auto => 3,
-            Psm::Block => 6,
-        }
-    }
-}
-
-/// Runs `f` (which waits on the child `pid`'s pipes) and SIGKILLs the
-/// child if `f` has not returned after `timeout`; returns `f`'s result and
-/// whether the kill was sent. The caller reaps the child only after this
-/// returns, so its pid cannot have been reused when the kill is sent.
-pub(super) fn kill_after<T>(pid: u32, timeout: Duration, f: impl FnOnce() -> T) -> (T, bool) {
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        let watchdog = s.spawn(move || match done_rx.recv_timeout(timeout) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                // SAFETY: plain kill(2) on the caller's unreaped child.
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-                true
-            }
-            _ => false,
-        });
-        let out = f();
-        let _ = done_tx.send(());
-        (out, watchdog.join().unwrap_or(false))
-    })
 }
 
 /// Recognises several page images in one Tesseract call and returns one

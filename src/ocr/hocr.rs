@@ -126,7 +126,7 @@ pub fn parse_pages(hocr: &str) -> Vec<Vec<Line>> {
             }
             Event::GeneralRef(reference) => {
                 if let Some((_, buf, _)) = &mut word {
-                    crate::xml::push_reference(buf, &reference);
+                    crate::util::xml::push_reference(buf, &reference);
                 }
             }
             Event::End(_) => match &mut word {

@@ -110,8 +110,46 @@ pub fn plan(img: &GrayImage, dpi: f32, matter: Matter) -> Layout {
     if w < 3 || h < 3 {
         return Layout::default();
     }
+    let mut ink = ink_cells(img, s, w, h);
+    smear(
+        &mut ink,
+        w as usize,
+        ((SMEAR_INCH * dpi / s as f32).round() as usize).max(1),
+    );
+    let pieces: Vec<Piece> = components(&ink, w as usize, h as usize)
+        .into_iter()
+        .filter(|p| p.h() >= 2 && p.w() >= 3)
+        .collect();
+    if pieces.is_empty() {
+        return Layout::default();
+    }
+    let usual = usual_height(&pieces);
+    let full_of_text = matter == Matter::Back && text_cover(&pieces, usual, h) >= TEXT_PAGE_COVER;
+    let mut layout = Layout::default();
+    for block in blocks(pieces, usual) {
+        let (b, body) = block_of(&block, usual, full_of_text, s, img);
+        if body {
+            layout.rest.push(b);
+        } else {
+            layout.first.push(b);
+        }
+    }
+    if !full_of_text
+        && layout.rest.iter().map(|b| b.lines.len()).sum::<usize>() < MIN_BODY_PAGE_LINES
+    {
+        let rest = std::mem::take(&mut layout.rest);
+        layout.first.extend(rest);
+    }
+    if full_of_text {
+        keep_page_edges(&mut layout);
+    }
+    layout
+}
+
+/// Ink per cell of `s` x `s` pixels (`w` x `h` cells): at least two dark
+/// pixels (one is speckle), dark by Otsu's threshold of the page.
+fn ink_cells(img: &GrayImage, s: u32, w: u32, h: u32) -> Vec<bool> {
     let t = otsu(img);
-    // Ink per cell: at least two dark pixels (one is speckle).
     let mut ink = vec![false; (w * h) as usize];
     let raw = img.as_raw();
     let iw = img.width() as usize;
@@ -132,73 +170,49 @@ pub fn plan(img: &GrayImage, dpi: f32, matter: Matter) -> Layout {
             ink[(cy * w + cx) as usize] = dark >= 2;
         }
     }
-    smear(
-        &mut ink,
-        w as usize,
-        ((SMEAR_INCH * dpi / s as f32).round() as usize).max(1),
+    ink
+}
+
+/// One block of pieces (in cells of `s` pixels) as a [`Block`] in pixels,
+/// and whether it is body text: lines of the usual height (and, unless the
+/// page is `full_of_text`, enough of them, as wide as the block).
+fn block_of(
+    block: &[Piece],
+    usual: u32,
+    full_of_text: bool,
+    s: u32,
+    img: &GrayImage,
+) -> (Block, bool) {
+    let mut heights: Vec<u32> = block.iter().map(Piece::h).collect();
+    let mut widths: Vec<u32> = block.iter().map(Piece::w).collect();
+    let (x0, y0) = (
+        block.iter().map(|p| p.x0).min().unwrap_or(0),
+        block.iter().map(|p| p.y0).min().unwrap_or(0),
     );
-    let pieces: Vec<Piece> = components(&ink, w as usize, h as usize)
-        .into_iter()
-        .filter(|p| p.h() >= 2 && p.w() >= 3)
-        .collect();
-    if pieces.is_empty() {
-        return Layout::default();
-    }
-    let usual = usual_height(&pieces);
-    let full_of_text = matter == Matter::Back && text_cover(&pieces, usual, h) >= TEXT_PAGE_COVER;
-    let mut layout = Layout::default();
-    for block in blocks(pieces, usual) {
-        let mut heights: Vec<u32> = block.iter().map(Piece::h).collect();
-        let mut widths: Vec<u32> = block.iter().map(Piece::w).collect();
-        let (x0, y0) = (
-            block.iter().map(|p| p.x0).min().unwrap_or(0),
-            block.iter().map(|p| p.y0).min().unwrap_or(0),
-        );
-        let (x1, y1) = (
-            block.iter().map(|p| p.x1).max().unwrap_or(0),
-            block.iter().map(|p| p.y1).max().unwrap_or(0),
-        );
-        let (mh, mw) = (median(&mut heights) as f32, median(&mut widths) as f32);
-        let usual = usual as f32;
-        let usual_size = mh >= 0.75 * usual && mh <= 1.3 * usual;
-        let body = if full_of_text {
-            block.len() >= 2 && usual_size
-        } else {
-            block.len() >= MIN_BODY_LINES && usual_size && mw >= 0.6 * (x1 - x0) as f32
-        };
-        let b = Block {
-            x0: x0 * s,
-            y0: y0 * s,
-            x1: (x1 * s).min(img.width()),
-            y1: (y1 * s).min(img.height()),
-            lines: block
-                .iter()
-                .map(|p| {
-                    [
-                        p.x0 * s,
-                        p.y0 * s,
-                        (p.x1 * s).min(img.width()),
-                        (p.y1 * s).min(img.height()),
-                    ]
-                })
-                .collect(),
-        };
-        if body {
-            layout.rest.push(b);
-        } else {
-            layout.first.push(b);
-        }
-    }
-    if !full_of_text
-        && layout.rest.iter().map(|b| b.lines.len()).sum::<usize>() < MIN_BODY_PAGE_LINES
-    {
-        let rest = std::mem::take(&mut layout.rest);
-        layout.first.extend(rest);
-    }
-    if full_of_text {
-        keep_page_edges(&mut layout);
-    }
-    layout
+    let (x1, y1) = (
+        block.iter().map(|p| p.x1).max().unwrap_or(0),
+        block.iter().map(|p| p.y1).max().unwrap_or(0),
+    );
+    let (mh, mw) = (median(&mut heights) as f32, median(&mut widths) as f32);
+    let usual = usual as f32;
+    let usual_size = mh >= 0.75 * usual && mh <= 1.3 * usual;
+    let body = if full_of_text {
+        block.len() >= 2 && usual_size
+    } else {
+        block.len() >= MIN_BODY_LINES && usual_size && mw >= 0.6 * (x1 - x0) as f32
+    };
+    let (iw, ih) = (img.width(), img.height());
+    let b = Block {
+        x0: x0 * s,
+        y0: y0 * s,
+        x1: (x1 * s).min(iw),
+        y1: (y1 * s).min(ih),
+        lines: block
+            .iter()
+            .map(|p| [p.x0 * s, p.y0 * s, (p.x1 * s).min(iw), (p.y1 * s).min(ih)])
+            .collect(),
+    };
+    (b, body)
 }
 
 /// Moves the page's furniture out of the blocks left out into blocks

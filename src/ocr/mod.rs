@@ -142,6 +142,7 @@
 //! 1.50 CPU-s, 0.979 and 0.965. The fast model stays. (`tessdata_best`
 //! is in no package registry this project reaches.)
 
+mod call;
 mod engine;
 mod hocr;
 mod layout;
@@ -153,7 +154,7 @@ mod tesslib;
 use crate::model::{PageText, Rect, TextLine, Via};
 use crate::settings::Settings;
 use anyhow::{Result, bail};
-use engine::Psm;
+use call::Psm;
 use image::GrayImage;
 use std::time::Duration;
 
@@ -166,6 +167,13 @@ pub use lines::{MIN_MARK_CONF, MIN_WORD_CONF};
 /// layout changes: how words are filtered, how lines and sizes are built,
 /// how Tesseract is called.
 pub const OCR_VERSION: u32 = 6;
+
+/// Settles how this process reads scans for the whole run
+/// (`OCR_LIBTESSERACT`: libtesseract in OCR server processes, or the
+/// `tesseract` program); called once before the first OCR.
+pub fn configure(settings: &Settings) {
+    tesslib::configure(&settings.ocr_libtesseract);
+}
 
 /// How Tesseract is run. Build with [`OcrOptions::from_settings`].
 #[derive(Debug, Clone, PartialEq)]
@@ -536,18 +544,40 @@ impl Prepared {
     }
 }
 
-/// Sets one rendered page up for Tesseract (the arguments of
-/// [`ocr_page`]): checks its size, finds and paints over its body
-/// blocks for a first reading (`layout`, a few milliseconds), upscales
-/// a render below 200 dpi. Fails for an invalid page size or an image
-/// over [`MAX_OCR_PIXELS`].
-pub fn prepare(
-    image: GrayImage,
-    page_w_pt: f32,
-    page_h_pt: f32,
-    index: u32,
-    reading: Reading,
-) -> Result<Prepared> {
+/// A first reading of a page with body blocks: they are masked out of
+/// the image, and each of their lines left unread stands as an empty line
+/// of its place and size. The page keeps its shape, so that what the
+/// finders and the ranker measure about a page (how many lines it has,
+/// where a line stands among them) is what the whole reading gives.
+/// Without them a paper's running foot became line 3 of 4 instead of the
+/// last of 60, and its publisher fell below MIN_CONFIDENCE (gold doc-104
+/// kind).
+fn mask_body(
+    prepared: &mut Prepared,
+    layout: &layout::Layout,
+    ink_lines: &mut Vec<[u32; 4]>,
+    dpi: f32,
+) {
+    let (page_w_pt, page_h_pt) = (prepared.page.width, prepared.page.height);
+    let image = &prepared.image;
+    let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
+    let unread = layout
+        .rest
+        .iter()
+        .flat_map(|b| &b.lines)
+        .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1))
+        .collect();
+    prepared.image = layout::mask(image, &layout.rest, dpi);
+    // Lines of ink under the mask (a short paragraph between body blocks)
+    // are not there to be read: they must not count as dropped.
+    ink_lines.retain(|l| !layout::masked(&layout.rest, l, dpi));
+    prepared.unread = Some(unread);
+    prepared.split_wide = true;
+}
+
+/// A page OCR can take: a real page size, an image of at most
+/// [`MAX_OCR_PIXELS`].
+fn check_ocr_input(image: &GrayImage, page_w_pt: f32, page_h_pt: f32, index: u32) -> Result<()> {
     if !(page_w_pt > 0.0 && page_h_pt > 0.0 && page_w_pt.is_finite() && page_h_pt.is_finite()) {
         bail!(
             "page {}: invalid page size {page_w_pt} x {page_h_pt} pt",
@@ -563,6 +593,22 @@ pub fn prepare(
             image.height()
         );
     }
+    Ok(())
+}
+
+/// Sets one rendered page up for Tesseract (the arguments of
+/// [`ocr_page`]): checks its size, finds and paints over its body
+/// blocks for a first reading (`layout`, a few milliseconds), upscales
+/// a render below 200 dpi. Fails for an invalid page size or an image
+/// over [`MAX_OCR_PIXELS`].
+pub fn prepare(
+    image: GrayImage,
+    page_w_pt: f32,
+    page_h_pt: f32,
+    index: u32,
+    reading: Reading,
+) -> Result<Prepared> {
+    check_ocr_input(&image, page_w_pt, page_h_pt, index)?;
     let page = PageText {
         index,
         width: page_w_pt,
@@ -600,37 +646,14 @@ pub fn prepare(
         .flat_map(|b| b.lines.iter().copied())
         .collect();
     if first && !layout.rest.is_empty() {
-        // The page keeps its shape: each body line left unread stands
-        // as an empty line of its place and size, so that what the
-        // finders and the ranker measure about a page (how many lines
-        // it has, where a line stands among them) is what the whole
-        // reading gives. Without them a paper's running foot became
-        // line 3 of 4 instead of the last of 60, and its publisher
-        // fell below MIN_CONFIDENCE (gold doc-104 kind).
-        let image = &prepared.image;
-        let scale = lines::Scale::new(image.width(), image.height(), page_w_pt, page_h_pt);
-        let unread = layout
-            .rest
-            .iter()
-            .flat_map(|b| &b.lines)
-            .map(|&[x0, y0, x1, y1]| unread_line(scale, x0, y0, x1, y1))
-            .collect();
-        prepared.image = layout::mask(image, &layout.rest, dpi);
-        // Lines of ink under the mask (a short paragraph between body
-        // blocks) are not there to be read: they must not count as
-        // dropped.
-        ink_lines.retain(|l| !layout::masked(&layout.rest, l, dpi));
-        prepared.unread = Some(unread);
-        prepared.split_wide = true;
+        mask_body(&mut prepared, &layout, &mut ink_lines, dpi);
     }
-    if std::env::var_os("COLOPHON_OCR_NO_UPSCALE").is_none() {
-        if let Some(up) = preprocess::upscale_if_low(&prepared.image, dpi, MAX_OCR_PIXELS) {
-            let f = up.width() as f32 / prepared.image.width() as f32;
-            for l in &mut ink_lines {
-                *l = l.map(|v| (v as f32 * f) as u32);
-            }
-            prepared.image = up;
+    if let Some(up) = preprocess::upscale_if_low(&prepared.image, dpi, MAX_OCR_PIXELS) {
+        let f = up.width() as f32 / prepared.image.width() as f32;
+        for l in &mut ink_lines {
+            *l = l.map(|v| (v as f32 * f) as u32);
         }
+        prepared.image = up;
     }
     prepared.ink_lines = ink_lines;
     // Tesseract's own idea of plausible resolutions; a page a few points
@@ -672,7 +695,7 @@ pub fn read_pages(pages: Vec<Prepared>, opts: &OcrOptions) -> Vec<Result<FirstRe
             second_look(&read, &mut found, opts);
             Ok(found.into_iter())
         }
-        Err(e) if !e.is::<engine::TimedOut>() => {
+        Err(e) if !e.is::<call::TimedOut>() => {
             return pages.into_iter().map(|p| one(p, opts)).collect();
         }
         Err(e) => Err(format!("{e:#}")),

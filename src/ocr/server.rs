@@ -24,7 +24,7 @@
 //! executable that is not colophon) marks the servers unavailable for the
 //! rest of the process, and `engine` runs the `tesseract` program instead.
 
-use super::engine::{Psm, TimedOut, kill_after};
+use super::call::{Psm, TimedOut, kill_after};
 use super::tesslib::{Api, TessLib};
 use crate::inspect::pool::Spawner;
 use crate::inspect::worker::{read_frame, write_frame};
@@ -248,6 +248,7 @@ impl Server {
         cmd.args(args)
             .envs(env)
             .env("OMP_THREAD_LIMIT", "1")
+            .env(super::tesslib::LIBRARY_KEY, super::tesslib::choice())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             // Tesseract prints progress and warnings; failures come back

@@ -15,18 +15,41 @@ use anyhow::{Result, bail};
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Library names tried in order (Debian and Ubuntu, then a plain link).
 const NAMES: [&str; 2] = ["libtesseract.so.5", "libtesseract.so"];
 
-/// Environment variable: `off` keeps libtesseract out (scans are then read
-/// by the `tesseract` program), any other value is the path of the
-/// library to load instead of [`NAMES`].
-pub const LIBRARY_ENV: &str = "COLOPHON_LIBTESSERACT";
+/// The setting `OCR_LIBTESSERACT`, by its name: `auto` loads one of
+/// [`NAMES`], `off` keeps libtesseract out (scans are then read by the
+/// `tesseract` program), any other value is the path of the library.
+pub const LIBRARY_KEY: &str = "OCR_LIBTESSERACT";
 
-/// Whether [`LIBRARY_ENV`] turns the library off.
+/// The coordinator's resolved `OCR_LIBTESSERACT` ([`configure`]).
+static CHOICE: OnceLock<String> = OnceLock::new();
+
+/// Sets the resolved `OCR_LIBTESSERACT` for this process (a run does so
+/// once, before its first OCR); the OCR servers it starts are given it in
+/// their environment.
+pub fn configure(value: &str) {
+    let _ = CHOICE.set(value.to_string());
+}
+
+/// `OCR_LIBTESSERACT` as configured, else as the environment gives the
+/// setting (an OCR server process, whose coordinator put it there; the
+/// unit tests), else `auto`.
+pub fn choice() -> String {
+    CHOICE
+        .get()
+        .cloned()
+        .or_else(|| crate::settings::process_env(LIBRARY_KEY))
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "auto".to_string())
+}
+
+/// Whether `OCR_LIBTESSERACT` turns the library off.
 pub fn turned_off() -> bool {
-    std::env::var_os(LIBRARY_ENV).is_some_and(|v| v == "off")
+    choice() == "off"
 }
 
 /// `OEM_DEFAULT`: what the traineddata holds (LSTM for Debian's models),
@@ -59,9 +82,10 @@ impl TessLib {
     /// Opens libtesseract and resolves its functions; fails with the
     /// loader's message when the library or a function is missing.
     pub fn load() -> Result<TessLib> {
-        let given = std::env::var(LIBRARY_ENV).ok().filter(|v| !v.is_empty());
+        let choice = choice();
+        let given = (choice != "auto").then_some(choice);
         if turned_off() {
-            bail!("libtesseract is turned off ({LIBRARY_ENV}=off)");
+            bail!("libtesseract is turned off ({LIBRARY_KEY} = \"off\")");
         }
         let names = match &given {
             Some(path) => vec![path.as_str()],

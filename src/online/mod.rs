@@ -435,21 +435,10 @@ impl<'a> Online<'a> {
     }
 }
 
-/// The record of a read document with the catalogues' answers about its
-/// identifiers (`lookups`, from [`Online::lookups_for`]) merged in
-/// (`decide::catalogue`), and the lookups counted in `summary`. Sends
-/// nothing.
-pub fn record(
-    file: &PdfFile,
-    hash_hex: String,
-    result: &DocResult,
-    lookups: &[Lookup],
-    settings: &Settings,
-    summary: &mut Summary,
-) -> Record {
-    if lookups.is_empty() {
-        return crate::report::record(file, hash_hex, result, settings);
-    }
+/// A document's lookups counted for the run summary: requests sent,
+/// answers from the cache, lookups that failed (or were skipped).
+pub fn counts(lookups: &[Lookup]) -> Summary {
+    let mut summary = Summary::default();
     for l in lookups {
         summary.online_requests += u64::from(l.requests);
         match l.outcome {
@@ -457,6 +446,22 @@ pub fn record(
             Outcome::Failed(_) | Outcome::Skipped(_) => summary.online_failed += 1,
             _ => {}
         }
+    }
+    summary
+}
+
+/// The record of a read document with the catalogues' answers about its
+/// identifiers (`lookups`, from [`Online::lookups_for`]) merged in
+/// (`decide::catalogue`); [`counts`] counts the lookups. Sends nothing.
+pub fn record(
+    file: &PdfFile,
+    hash_hex: String,
+    result: &DocResult,
+    lookups: &[Lookup],
+    settings: &Settings,
+) -> Record {
+    if lookups.is_empty() {
+        return crate::record::record(file, hash_hex, result, settings);
     }
     let online: Vec<Candidate> = lookups
         .iter()
@@ -472,7 +477,7 @@ pub fn record(
         decision: merged.decision,
         ..result.clone()
     };
-    let mut record = crate::report::record(file, hash_hex, &merged_result, settings);
+    let mut record = crate::record::record(file, hash_hex, &merged_result, settings);
     // A printed reading a catalogue value replaced is still shown, unsure.
     for f in Field::ALL {
         if merged.replaced.has(f) && !record.unsure.has(f) {
@@ -630,7 +635,7 @@ impl LookupAnswer {
                 let via = self.sources.get(name).map_or("", |v| v.as_str());
                 s.push_str(&format!(
                     "  {name:<10} {}  ({via})\n",
-                    crate::report::escape_controls(&v)
+                    crate::util::escape::controls(&v)
                 ));
             }
         }

@@ -268,7 +268,7 @@ fn parse_hash(hex: &str) -> Option<crate::model::DocHash> {
 /// since its record (another hash: the worker refuses it) or is gone gets
 /// none.
 pub fn make_thumbnails(
-    sessions: &dyn crate::document::SessionSource,
+    sessions: &dyn crate::inspect::session::SessionSource,
     cache_dir: &Path,
     jobs: &[ThumbJob],
     threads: usize,
@@ -299,7 +299,7 @@ pub fn make_thumbnails(
 
 /// One document's missing thumbnails, through one worker.
 fn draw(
-    sessions: &dyn crate::document::SessionSource,
+    sessions: &dyn crate::inspect::session::SessionSource,
     cache_dir: &Path,
     job: &ThumbJob,
 ) -> ThumbCounts {
@@ -357,7 +357,7 @@ fn save_png(img: &image::GrayImage, dest: &Path) -> Result<()> {
 /// and opens it in the browser (or says where it is). Returns the page's
 /// path.
 pub fn command(
-    sessions: &dyn crate::document::SessionSource,
+    sessions: &dyn crate::inspect::session::SessionSource,
     threads: usize,
     cache_dir: &Path,
     data_dir: &Path,

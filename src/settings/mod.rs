@@ -25,6 +25,7 @@
 mod describe;
 mod resolve;
 mod schema;
+pub mod template;
 #[cfg(test)]
 mod tests;
 
@@ -135,6 +136,27 @@ pub enum ReviewThumbnails {
     Run,
 }
 
+/// Which reader gives a page's text (`PDF_TEXT_READER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextReader {
+    /// colophon's own reader (`inspect::quick`) where it can read the
+    /// page, pdfium where it cannot: the same text, several times faster.
+    Quick,
+    /// pdfium for every page (to compare with the quick reader).
+    Pdfium,
+}
+
+impl TextReader {
+    /// The value as written in settings and in a worker's environment.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextReader::Quick => "quick",
+            TextReader::Pdfium => "pdfium",
+        }
+    }
+}
+
 /// Every setting that can change what colophon computes or writes.
 /// Field names map to the seed's setting names (upper case in files and
 /// environment variables).
@@ -189,6 +211,16 @@ pub struct Settings {
     pub pdf_timeout: f64,
     /// `OCR_LANGUAGES`: Tesseract language codes joined with `+`.
     pub ocr_languages: String,
+    /// `OCR_LIBTESSERACT`: how scans are read: `auto` (libtesseract,
+    /// loaded once in an OCR server process, where `libtesseract.so.5` is
+    /// installed, else the `tesseract` program), `off` (always the
+    /// program), or the path of the library to load. The same text either
+    /// way: enters no cache key.
+    pub ocr_libtesseract: String,
+    /// `PDF_TEXT_READER`: `quick` (colophon's reader, pdfium where it
+    /// cannot read a page) or `pdfium` (every page). Changes the inspect
+    /// stage's version in the document, page and record keys.
+    pub pdf_text_reader: TextReader,
     /// `OCR_DPI`: render resolution for OCR.
     pub ocr_dpi: u32,
     /// `ONLINE_LOOKUP`: look the ISBN, DOI and LCCN found up in online
@@ -268,6 +300,8 @@ impl Settings {
             filename_template: String::new(),
             pdf_timeout: 0.0,
             ocr_languages: String::new(),
+            ocr_libtesseract: String::new(),
+            pdf_text_reader: TextReader::Quick,
             ocr_dpi: 0,
             online_lookup: false,
             online_contact: String::new(),

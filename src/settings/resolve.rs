@@ -14,6 +14,79 @@ struct Layers {
 }
 
 impl Layers {
+    /// The environment's layer: every top-level key set to a non-empty
+    /// value (a table key such as `MATTER_CONFIG` as inline TOML).
+    fn environment(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), SettingsError> {
+        for name in children("") {
+            let Some(text) = env(name).filter(|t| !t.trim().is_empty()) else {
+                continue;
+            };
+            if let Some(leaf) = leaf(name) {
+                let value =
+                    leaf.kind
+                        .parse_text(&text)
+                        .map_err(|allowed| SettingsError::Invalid {
+                            key: name.to_string(),
+                            value: text.clone(),
+                            origin: Source::Env,
+                            allowed,
+                        })?;
+                self.assign(leaf, &value, Source::Env, Some(&text))?;
+            } else {
+                let table = env_table(name, &text)?;
+                self.walk(name, &table, Source::Env)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The flags' layer (`--write`, `--vision`, `--front-pages`, ...).
+    fn flags(&mut self, flags: &Overrides) -> Result<(), SettingsError> {
+        let flag_values = [
+            (
+                flags.write.then_some(toml::Value::Boolean(true)),
+                "WRITE_PDF_CHANGES",
+                "--write",
+            ),
+            (
+                flags.vision.then_some(toml::Value::Boolean(true)),
+                "ANALYZE_WITH_VISION",
+                "--vision",
+            ),
+            (
+                flags.front_pages.map(int),
+                "MATTER_CONFIG.front.max_pages",
+                "--front-pages",
+            ),
+            (
+                flags.back_mode.clone().map(toml::Value::String),
+                "MATTER_CONFIG.back.mode",
+                "--back-mode",
+            ),
+            (
+                flags.back_pages.map(int),
+                "MATTER_CONFIG.back.max_pages",
+                "--back-pages",
+            ),
+            (
+                flags.online.then_some(toml::Value::Boolean(true)),
+                "ONLINE_LOOKUP",
+                "--online",
+            ),
+            (flags.shards.map(int), "SHARDS", "--shards"),
+        ];
+        for (value, key, flag) in flag_values {
+            if let (Some(value), Some(leaf)) = (value, leaf(key)) {
+                let shown = match &value {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                self.assign(leaf, &value, Source::Flag(flag), Some(&shown))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Checks `value` for `leaf` and assigns it. `shown` is the value as the
     /// user wrote it, for the error (raw text for environment and flags).
     fn assign(
@@ -237,69 +310,8 @@ impl Settings {
             layers.walk("", &table, Source::File)?;
         }
 
-        for name in children("") {
-            let Some(text) = env(name).filter(|t| !t.trim().is_empty()) else {
-                continue;
-            };
-            if let Some(leaf) = leaf(name) {
-                let value =
-                    leaf.kind
-                        .parse_text(&text)
-                        .map_err(|allowed| SettingsError::Invalid {
-                            key: name.to_string(),
-                            value: text.clone(),
-                            origin: Source::Env,
-                            allowed,
-                        })?;
-                layers.assign(leaf, &value, Source::Env, Some(&text))?;
-            } else {
-                let table = env_table(name, &text)?;
-                layers.walk(name, &table, Source::Env)?;
-            }
-        }
-
-        let flag_values = [
-            (
-                flags.write.then_some(toml::Value::Boolean(true)),
-                "WRITE_PDF_CHANGES",
-                "--write",
-            ),
-            (
-                flags.vision.then_some(toml::Value::Boolean(true)),
-                "ANALYZE_WITH_VISION",
-                "--vision",
-            ),
-            (
-                flags.front_pages.map(int),
-                "MATTER_CONFIG.front.max_pages",
-                "--front-pages",
-            ),
-            (
-                flags.back_mode.clone().map(toml::Value::String),
-                "MATTER_CONFIG.back.mode",
-                "--back-mode",
-            ),
-            (
-                flags.back_pages.map(int),
-                "MATTER_CONFIG.back.max_pages",
-                "--back-pages",
-            ),
-            (
-                flags.online.then_some(toml::Value::Boolean(true)),
-                "ONLINE_LOOKUP",
-                "--online",
-            ),
-            (flags.shards.map(int), "SHARDS", "--shards"),
-        ];
-        for (value, key, flag) in flag_values {
-            if let (Some(value), Some(leaf)) = (value, leaf(key)) {
-                let shown = match &value {
-                    toml::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                layers.assign(leaf, &value, Source::Flag(flag), Some(&shown))?;
-            }
-        }
+        layers.environment(env)?;
+        layers.flags(flags)?;
 
         if layers.provenance.source("VLM_ENDPOINT") == Source::Default {
             layers.settings.vlm_endpoint =

@@ -8,7 +8,7 @@
 //! own kind, or when a row's setter and getter disagree, and those in
 //! `cache/keys.rs` when a key does not follow the `affects` column.
 
-use super::{BackMode, ReviewThumbnails, Settings};
+use super::{BackMode, ReviewThumbnails, Settings, TextReader};
 
 /// The cached results a setting can change, and so the cache keys it
 /// enters (cargo's fingerprint rule: a setting is in every key whose result
@@ -31,6 +31,11 @@ pub enum Affects {
     /// Each page's vision answer ([`Stage::Vision`]), and the record when
     /// vision is on.
     Vision,
+    /// Each page's text as read (`PDF_TEXT_READER`): enters no key as a
+    /// value, but changes the inspect stage's version
+    /// (`cache::keys::StageVersions::for_settings`), which the document,
+    /// page and record keys hold.
+    Read,
 }
 
 /// When an [`Affects::Record`] setting can change the record.
@@ -77,7 +82,7 @@ impl Affects {
             (Affects::Ocr, Stage::Ocr | Stage::Record) => true,
             (Affects::Vision, Stage::Vision) => true,
             (Affects::Vision, Stage::Record) => s.analyze_with_vision,
-            (Affects::Record(_) | Affects::Ocr | Affects::Vision, _) => false,
+            (Affects::Record(_) | Affects::Ocr | Affects::Vision | Affects::Read, _) => false,
         }
     }
 }
@@ -389,7 +394,7 @@ fn choice_allowed(options: &[&str]) -> String {
 }
 
 fn placeholders_allowed() -> String {
-    let list: Vec<String> = crate::name::PLACEHOLDERS
+    let list: Vec<String> = super::template::PLACEHOLDERS
         .iter()
         .map(|p| format!("{{{p}}}"))
         .collect();
@@ -418,7 +423,7 @@ fn check_template(template: &str) -> Result<(), String> {
             return Err(format!("has an unclosed {{; {}", placeholders_allowed()));
         };
         let name = &after[..end];
-        if !crate::name::PLACEHOLDERS.contains(&name) {
+        if !super::template::PLACEHOLDERS.contains(&name) {
             return Err(format!(
                 "unknown placeholder {{{name}}}; {}",
                 placeholders_allowed()
@@ -426,7 +431,7 @@ fn check_template(template: &str) -> Result<(), String> {
         }
         rest = &after[end + 1..];
     }
-    if !crate::name::template_can_name(template) {
+    if !super::template::template_can_name(template) {
         return Err(format!(
             "can never give a file name: nothing is left once the dots, spaces and \
              separators a name cannot start or end with are removed; {} (for example \
@@ -563,6 +568,7 @@ pub(super) struct Leaf {
 
 const BACK_MODES: &[&str] = &["never", "always", "fallback"];
 const REVIEW_THUMBNAILS: &[&str] = &["review", "run"];
+const TEXT_READERS: &[&str] = &["quick", "pdfium"];
 
 /// Every setting key. Adding a setting = adding a field to [`Settings`]
 /// and one row here.
@@ -741,6 +747,27 @@ pub(super) const LEAVES: &[Leaf] = &[
         affects: Affects::Ocr,
         set: |s, v| s.ocr_languages = v.string(),
         get: |s| toml::Value::String(s.ocr_languages.clone()),
+    },
+    Leaf {
+        key: "OCR_LIBTESSERACT",
+        kind: Kind::Text,
+        default: Val::Str("auto"),
+        affects: Affects::Run,
+        set: |s, v| s.ocr_libtesseract = v.string(),
+        get: |s| toml::Value::String(s.ocr_libtesseract.clone()),
+    },
+    Leaf {
+        key: "PDF_TEXT_READER",
+        kind: Kind::Choice(TEXT_READERS),
+        default: Val::Str("quick"),
+        affects: Affects::Read,
+        set: |s, v| {
+            s.pdf_text_reader = match v.string().as_str() {
+                "pdfium" => TextReader::Pdfium,
+                _ => TextReader::Quick,
+            }
+        },
+        get: |s| toml::Value::String(s.pdf_text_reader.as_str().into()),
     },
     Leaf {
         key: "ONLINE_LOOKUP",

@@ -9,7 +9,6 @@
 //! of 400 or more, or a body we cannot read; it is retried up to
 //! `VLM_MAX_RETRIES` more times, `VLM_RETRY_DELAY` seconds apart.
 
-use super::answer::response_text;
 use super::image::{EncodedImage, ImageFormat};
 use super::{PROMPT, PROMPT_VERSION};
 use crate::settings::Settings;
@@ -541,6 +540,49 @@ fn check_endpoint(settings: &Settings, endpoint: &str) -> CheckResult {
         model_present,
         message,
     }
+}
+
+/// The model's text from a chat response body: a single JSON object, or
+/// newline-delimited JSON objects (Ollama streaming), concatenating
+/// `message.content` of every object that has a `message`. A body that is
+/// not JSON, an `error` object, or no object with a message is
+/// [`VisionError::BadBody`].
+pub fn response_text(body: &str) -> Result<String, VisionError> {
+    let mut text = String::new();
+    let mut messages = 0;
+    let mut objects = 0;
+    for item in serde_json::Deserializer::from_str(body).into_iter::<serde_json::Value>() {
+        let value = item.map_err(|e| VisionError::BadBody(format!("not JSON: {e}")))?;
+        objects += 1;
+        if let Some(err) = value.get("error") {
+            let msg = err
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| err.to_string());
+            return Err(VisionError::BadBody(format!("backend error: {msg}")));
+        }
+        if let Some(message) = value.get("message") {
+            messages += 1;
+            match message.get("content") {
+                Some(serde_json::Value::String(s)) => text.push_str(s),
+                Some(serde_json::Value::Null) | None => {}
+                Some(other) => {
+                    return Err(VisionError::BadBody(format!(
+                        "message.content is not a string: {other}"
+                    )));
+                }
+            }
+        }
+    }
+    if objects == 0 {
+        return Err(VisionError::BadBody("empty body".to_string()));
+    }
+    if messages == 0 {
+        return Err(VisionError::BadBody(
+            "no object carries a message".to_string(),
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -35,8 +35,7 @@ pub mod pool;
 
 /// The fake Ollama server of the integration tests, shared with the unit tests.
 #[cfg(test)]
-#[path = "../../tests/it/fake_ollama.rs"]
-pub(crate) mod fake_ollama;
+pub(crate) use crate::fixtures::fake_ollama;
 
 pub use answer::Answer;
 pub use client::{CheckResult, Diagnostics, VisionClient, VisionError, vlm_check, vlm_check_hosts};
@@ -154,7 +153,7 @@ impl VisionKey {
     }
 
     pub fn hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::util::hex::lower(&self.0)
     }
 }
 

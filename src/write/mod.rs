@@ -55,7 +55,14 @@
 //! finds): the project lock ([`crate::project::Project::lock`]) sees to it.
 
 mod annotations;
-mod fsutil;
+/// The file-system helpers (`util::fs`) and file hashing (`fingerprint`),
+/// under the name this stage's files use.
+mod fsutil {
+    #[cfg(test)]
+    pub use crate::fingerprint::hash_file_len as hash_file;
+    pub use crate::fingerprint::{hash_bytes, hash_if_exists};
+    pub use crate::util::fs::*;
+}
 mod journal;
 mod pdf;
 mod undo;
@@ -82,15 +89,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-/// How a record's warning starts when [`apply`] failed (an I/O error, a
-/// written copy that failed its check): the run counts these as failed
-/// writes (exit status 1, the table's status, the summary).
-pub const WRITE_FAILED: &str = "write failed: ";
-
-/// The reason of a failed write, when `warning` reports one.
-pub fn write_failure(warning: &str) -> Option<&str> {
-    warning.strip_prefix(WRITE_FAILED)
-}
+pub use crate::model::{WRITE_FAILED, write_failure};
 
 /// Everything [`apply`] needs for one PDF.
 #[derive(Debug, Clone, Copy)]

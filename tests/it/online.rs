@@ -1,5 +1,5 @@
 //! End-to-end online lookups (issue 14): the built binary against one fake
-//! catalogue per source on 127.0.0.1 (tests/it/fake_catalogue.rs),
+//! catalogue per source on 127.0.0.1 (`colophon::fixtures::fake_catalogue`),
 //! answering in the real APIs' shape with invented books. Every test points
 //! all four base URLs at local servers (or a closed port), so nothing here
 //! can reach the internet.

@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-/// colophon's `COLOPHON_LIBTESSERACT`: `off` makes it read scans with the
+/// colophon's setting `OCR_LIBTESSERACT`: `off` makes it read scans with the
 /// `tesseract` program instead of its OCR servers (libtesseract), so a
 /// stand-in program on `PATH` is what reads them.
-pub const LIBTESSERACT_ENV: &str = "COLOPHON_LIBTESSERACT";
+pub const LIBTESSERACT_ENV: &str = "OCR_LIBTESSERACT";
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

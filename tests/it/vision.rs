@@ -1,5 +1,5 @@
 //! End-to-end vision tests: the built binary against a real HTTP server on
-//! 127.0.0.1 that speaks the Ollama protocol (tests/it/fake_ollama.rs),
+//! 127.0.0.1 that speaks the Ollama protocol (`colophon::fixtures::fake_ollama`),
 //! started by each test and stopped when it is dropped.
 
 use crate::fake_ollama::{FakeOllama, Reply, closed_port_endpoint};

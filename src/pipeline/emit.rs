@@ -27,7 +27,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
         Ok(Outputs {
             env: *env,
             run_dir,
-            records: RecordsFile::create(run_dir)?,
+            records: RecordsFile::create(&run_dir.path)?,
             stdout,
         })
     }
@@ -50,7 +50,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
         if verbose == 0 {
             return counts;
         }
-        let path = report::rel_string(&file.rel);
+        let path = crate::record::rel_string(&file.rel);
         match doc.result() {
             Some(result) => {
                 reporter.message(&counts.document_line(&path, doc.cached()));
@@ -189,8 +189,12 @@ impl<'s> Exports<'s> {
     pub fn finish(self) -> Result<()> {
         drop(self.tx);
         for w in self.writers {
-            w.join()
-                .unwrap_or_else(|p| Err(anyhow::anyhow!("{}", super::documents::panic_text(&p))))?;
+            w.join().unwrap_or_else(|p| {
+                Err(anyhow::anyhow!(
+                    "{}",
+                    crate::util::panic::text(p.as_ref(), "panic")
+                ))
+            })?;
         }
         Ok(())
     }
@@ -224,7 +228,7 @@ fn write_exports(
             (&md, crate::write::render_markdown(&record)),
             (&json, crate::write::render_json(&record)),
         ] {
-            crate::write::write_or_link(path, content.as_bytes(), earlier(path).as_deref())
+            crate::util::fs::write_or_link(path, content.as_bytes(), earlier(path).as_deref())
                 .with_context(|| format!("writing {}", path.display()))?;
         }
     }

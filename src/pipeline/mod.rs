@@ -1,7 +1,13 @@
-//! One run of the pipeline (SPEC 5), its stages in the order [`run`] shows
-//! them: settle leftovers → discover → fingerprint → record cache
-//! ([`feed`]) → per document inspect/OCR/vision/extract/decide
-//! ([`documents`]) → name → write ([`writeback`]) → report ([`emit`]).
+//! The pipeline in one place: one run (SPEC 5), its stages in the order
+//! [`run`] shows them: settle leftovers → discover → fingerprint → record
+//! cache ([`feed`]) → per document inspect/OCR/vision/extract/decide
+//! ([`documents`] threads, the flow of one document in
+//! [`document::process`]) → online lookups → name → write ([`writeback`])
+//! → report ([`emit`]).
+//!
+//! Each document ends as one value (its record and its outcome: what each
+//! stage did for it), and the calling thread folds the outcomes into the
+//! run's [`Summary`] (`summary += outcome`), so no thread shares a counter.
 //!
 //! After the documents, with `REVIEW_THUMBNAILS = "run"`, the worker
 //! processes draw the review page's missing thumbnails
@@ -19,43 +25,28 @@
 //! threads write the annotation exports, and a low-priority one deletes
 //! old run folders ([`crate::runs::Pruner`]).
 
+pub mod document;
 mod documents;
 mod emit;
 mod feed;
 mod writeback;
 
-use crate::app::{ExitStatus, QUIT};
 use crate::cache::Cache;
 use crate::cli::RunOptions;
-use crate::document::{OcrSlots, SessionSource};
-use crate::model::{DocHash, DocResult};
+use crate::exit::{ExitStatus, QUIT};
+use crate::inspect::session::SessionSource;
+use crate::model::{DocHash, DocResult, PdfFile, Record};
 use crate::online::Online;
 use crate::progress::Reporter;
 use crate::report::{StageOutcome, Summary};
 use crate::runs::{Pruner, RunDir};
 use crate::settings::{ReviewThumbnails, Settings};
 use anyhow::Result;
+use document::OcrSlots;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-
-/// Large allocations (page renders for OCR and vision, about 9 MB at
-/// 300 dpi; worker frames; whole page files) get pages of their own from
-/// the system and give them back when freed. glibc's default raises its
-/// mmap threshold to the size of each such block freed, after which they
-/// come from the per-thread heaps, which then keep their high-water mark:
-/// the coordinator's peak grew with the number of different documents
-/// (issue 18). A fixed threshold of 1 MiB keeps it flat. Called first
-/// thing by the coordinator and by each pdfium worker.
-pub fn fix_mmap_threshold() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called before
-    // this process's other threads start.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-    }
-}
 
 /// Runs the pipeline and reports every record. Returns the summary and
 /// the exit status.
@@ -64,11 +55,18 @@ pub fn run(
     selection: Selection,
     stdout: &mut dyn Write,
 ) -> Result<(Summary, ExitStatus)> {
-    let (settings, started) = (env.settings, Instant::now());
+    let started = Instant::now();
+    crate::ocr::configure(env.settings);
     feed::settle_leftovers(env)?;
+    let show = matches!(selection, Selection::Files(_));
     let files = feed::discover(env, selection)?;
     env.reporter.files_total(files.len() as u64);
-    let run_dir = RunDir::create(&env.paths.cache_dir)?;
+    // A look at some files (`show`) keeps its outputs apart: the library's
+    // latest run stays what `export`, `review` and `merge` read.
+    let run_dir = match show {
+        true => RunDir::create_show(&env.paths.cache_dir)?,
+        false => RunDir::create(&env.paths.cache_dir)?,
+    };
     let pruner = Pruner::start(&run_dir);
     let vision = documents::vision_pool(env);
     let ocr_slots = OcrSlots::new(env.opts.jobs);
@@ -84,35 +82,24 @@ pub fn run(
     // `REVIEW_THUMBNAILS = "run"`; else `colophon review` draws them.
     let mut thumbs = Vec::new();
     std::thread::scope(|scope| -> Result<()> {
+        // discover → fingerprint → record cache → inspect, OCR, vision,
+        // extract, decide (document threads) → online lookups → here:
+        // name, write, report, one document at a time.
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
         let hashes = feed::fingerprint(scope, &files, env);
         let jobs = feed::records(scope, &files, &ctx, env, hashes, done_tx.clone(), &pruner);
-        let threads = documents::threads(env);
+        let threads = threads(env);
         documents::start(scope, &ctx, &run_dir, &stop, jobs, done_tx, threads);
         let exports = emit::Exports::start(scope, &run_dir);
         for (doc, lookups) in look_up(scope, online.as_ref(), done_rx) {
             let file = &files[doc.index];
-            summary += out.progress(&doc, file);
-            let online = online.is_some().then_some(lookups.as_slice());
-            let mut record = doc.record(file, settings, online, &mut summary);
-            crate::name::propose(&mut record, settings);
-            if let (true, Some(hash), Some(result)) =
-                (settings.write_pdf_changes, doc.hash, doc.result())
-            {
-                writer.write(file, hash, result, &mut record);
-            }
+            let lookups = online.is_some().then_some(lookups.as_slice());
+            let (record, outcome) = finish(env, &writer, &out, &doc, file, lookups);
             out.emit(&record)?;
-            summary.count(&record);
-            let (cache_dir, data_dir) = (&env.paths.cache_dir, &env.paths.data_dir);
-            let offset = settings.page_num_offset;
-            let draw = settings.review_thumbnails == ReviewThumbnails::Run;
-            if let Some(job) = draw
-                .then(|| crate::review::thumb_job(cache_dir, data_dir, &record, offset))
-                .flatten()
-                && !job.missing.is_empty()
-            {
-                thumbs.push(job);
-            }
+            // The one place the run's counts change: each document's
+            // outcome folded in, on this thread.
+            summary += outcome;
+            thumbs.extend(thumb_job(env, &record));
             if !exports.send(record) {
                 break; // the writer failed: its error is returned below
             }
@@ -124,17 +111,53 @@ pub fn run(
         crate::review::make_thumbnails(env.sessions, &env.paths.cache_dir, &thumbs, env.opts.jobs);
     }
     drop(thumbs);
-    if let Some(pool) = &vision {
-        let hosts = pool.host_counts();
-        if hosts.iter().any(|h| h.sent > 0) {
-            summary.vision_hosts = hosts;
-        }
+    if let Some(hosts) = vision.as_ref().map(|pool| pool.host_counts())
+        && hosts.iter().any(|h| h.sent > 0)
+    {
+        summary.vision_hosts = hosts;
     }
     let seconds = out.finish(&summary, started, stop.complete())?;
     let left = pruner.finish(&run_dir, started, QUIT.load(Ordering::Relaxed));
     emit::closing_lines(env, &summary, seconds, left, &run_dir);
     let status = stop.status(&summary, env.reporter);
     Ok((summary, status))
+}
+
+/// One finished document's last stages, on the calling thread: its record
+/// (the catalogues' answers merged in when `lookups`), name and write; and
+/// its outcome, the counts of every stage it went through, which the run
+/// folds into its [`Summary`].
+fn finish(
+    env: &Env,
+    writer: &writeback::Writer,
+    out: &emit::Outputs,
+    doc: &Done,
+    file: &PdfFile,
+    lookups: Option<&[crate::online::Lookup]>,
+) -> (Record, Summary) {
+    let settings = env.settings;
+    let mut outcome = out.progress(doc, file);
+    if let Some(lookups) = lookups {
+        outcome += crate::online::counts(lookups);
+    }
+    let mut record = doc.record(file, settings, lookups);
+    crate::name::propose(&mut record, settings);
+    if let (true, Some(hash), Some(result)) = (settings.write_pdf_changes, doc.hash, doc.result()) {
+        writer.write(file, hash, result, &mut record);
+    }
+    outcome += Summary::of_record(&record);
+    (record, outcome)
+}
+
+/// The review page's thumbnails `record` still lacks, when
+/// `REVIEW_THUMBNAILS = "run"` has the run draw them.
+fn thumb_job(env: &Env, record: &Record) -> Option<crate::review::ThumbJob> {
+    if env.settings.review_thumbnails != ReviewThumbnails::Run {
+        return None;
+    }
+    let (cache_dir, data_dir) = (&env.paths.cache_dir, &env.paths.data_dir);
+    let offset = env.settings.page_num_offset;
+    crate::review::thumb_job(cache_dir, data_dir, record, offset).filter(|j| !j.missing.is_empty())
 }
 
 /// The online catalogues when `ONLINE_LOOKUP` is on, asked by the lookup
@@ -176,12 +199,7 @@ fn look_up<'s>(
     rx
 }
 
-/// Where a run reads and writes.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    pub data_dir: PathBuf,
-    pub cache_dir: PathBuf,
-}
+pub use crate::project::Paths;
 
 /// What to process: the whole data folder, or the given files (`show`).
 pub enum Selection {
@@ -242,31 +260,44 @@ impl Done {
     }
 
     /// The SPEC 7 record, before the name stage, with the catalogues'
-    /// answers merged in when `online` (their lookups counted in `summary`).
+    /// answers merged in when `online`.
     fn record(
         &self,
-        file: &crate::model::PdfFile,
+        file: &PdfFile,
         settings: &Settings,
         online: Option<&[crate::online::Lookup]>,
-        summary: &mut Summary,
-    ) -> crate::model::Record {
+    ) -> Record {
         let (path, hash_hex) = (
-            crate::report::rel_string(&file.rel),
+            crate::record::rel_string(&file.rel),
             self.hash.map(|h| h.hex()),
         );
         match &self.outcome {
             RecordOutcome::Cached(r) | RecordOutcome::Computed(r) => {
                 let hash_hex = hash_hex.unwrap_or_default();
                 match online {
-                    Some(lookups) => {
-                        crate::online::record(file, hash_hex, r, lookups, settings, summary)
-                    }
-                    None => crate::report::record(file, hash_hex, r, settings),
+                    Some(lookups) => crate::online::record(file, hash_hex, r, lookups, settings),
+                    None => crate::record::record(file, hash_hex, r, settings),
                 }
             }
             RecordOutcome::CachedFailure(e) | RecordOutcome::Failed(e) => {
-                crate::model::Record::error(path, hash_hex, e.clone())
+                Record::error(path, hash_hex, e.clone())
             }
         }
     }
+}
+
+/// How many document threads: twice as many as workers, so that a
+/// document's extraction (no pdfium) runs while the workers read the next
+/// ones. With one spare thread only, two documents finishing their reading
+/// together left a worker idle until one of them was extracted (measured:
+/// 8% of the CPU idle in a cold run at --jobs 2, against 4% with two).
+/// With vision, two more per vision caller, as those wait on the backend.
+fn threads(env: &Env) -> usize {
+    let vision = env.settings.analyze_with_vision;
+    2 * env.opts.jobs.max(1)
+        + if vision {
+            2 * env.settings.vlm_concurrency
+        } else {
+            0
+        }
 }

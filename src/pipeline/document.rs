@@ -13,7 +13,10 @@
 
 use crate::cache::{Cache, Tree, keys};
 use crate::extract;
-use crate::model::{DocHash, DocInfo, DocResult, DocText, Field, PageText, PagesRead};
+use crate::inspect::session::{PdfSession, SessionSource};
+use crate::model::{
+    Decision, DocHash, DocInfo, DocResult, DocText, Field, Metadata, PageText, PagesRead,
+};
 use crate::ocr::Matter;
 use crate::progress::Reporter;
 use crate::report::{Got, StageOutcome, VisionGot};
@@ -21,68 +24,7 @@ use crate::select;
 use crate::settings::Settings;
 use crate::vision::VisionPool;
 use anyhow::Result;
-use image::GrayImage;
 use std::path::Path;
-
-/// Reading a PDF: what the inspect stage offers to a document's flow.
-pub trait PdfSession {
-    /// Opens the document; page count and existing metadata. Fails with
-    /// [`PdfError::Changed`](crate::inspect::PdfError::Changed) unless the
-    /// bytes read have the content hash `hash`, so that nothing read from
-    /// another content is cached under it.
-    fn open(&mut self, path: &Path, hash: &DocHash) -> Result<DocInfo>;
-    /// Text with positions and image ratio of the given 0-based pages of
-    /// the open document.
-    fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>>;
-    /// The page rendered to 8-bit gray at `dpi`.
-    fn render(&mut self, index: u32, dpi: u32) -> Result<GrayImage>;
-}
-
-/// Renders are capped at this many pixels (a 300 dpi A3 page) so that a
-/// huge page size cannot exhaust memory.
-const MAX_RENDER_PIXELS: u64 = 5000 * 7000;
-
-/// Hands out sessions, each reading one document through the worker
-/// processes (a session waits for a free worker when it needs one).
-pub trait SessionSource: Sync {
-    fn session(&self) -> Result<Box<dyn PdfSession + '_>>;
-}
-
-/// A document read through the worker pool: the worker is held only
-/// while it reads or renders for this document (see
-/// [`DocSession`](crate::inspect::DocSession)).
-impl PdfSession for crate::inspect::DocSession<'_> {
-    fn open(&mut self, path: &Path, hash: &DocHash) -> Result<DocInfo> {
-        Ok(crate::inspect::DocSession::open(self, path, Some(hash.0))?)
-    }
-
-    fn pages(&mut self, indices: &[u32]) -> Result<Vec<PageText>> {
-        let pages = self.read_pages(indices)?;
-        Ok(pages
-            .into_iter()
-            .map(|p| {
-                let ocr_layer = p.is_ocr_layer();
-                let mut text = p.text;
-                // An invisible text layer under a page image is some OCR
-                // tool's output: say so in the record's sources.
-                if ocr_layer {
-                    text.via = crate::model::Via::Ocr;
-                }
-                text
-            })
-            .collect())
-    }
-
-    fn render(&mut self, index: u32, dpi: u32) -> Result<GrayImage> {
-        Ok(self.render_page(index, dpi, MAX_RENDER_PIXELS)?)
-    }
-}
-
-impl SessionSource for crate::inspect::WorkerPool {
-    fn session(&self) -> Result<Box<dyn PdfSession + '_>> {
-        Ok(Box::new(crate::inspect::WorkerPool::session(self)))
-    }
-}
 
 /// What a document's flow needs from the run.
 pub struct Context<'a> {
@@ -193,7 +135,9 @@ impl<'a, 'b> LazySession<'a, 'b> {
     }
 }
 
-/// Runs the per-document stages for one PDF whose record was not cached.
+/// Runs the per-document stages for one PDF whose record was not cached:
+/// SPEC 5's inspect, OCR, vision, extract and decide, page batch by page
+/// batch, each step answered from the cache when it can be.
 ///
 /// `diagnostics`: the folder for this PDF's `page-<N>.txt` files, if any.
 /// `work` receives what each stage did (also when the document then
@@ -205,142 +149,202 @@ pub fn process(
     diagnostics: Option<&Path>,
     work: &mut Vec<StageOutcome>,
 ) -> Result<DocResult> {
-    let s = ctx.settings;
-    let mut pdf = LazySession {
-        ctx,
-        path,
-        hash,
-        session: None,
-    };
-    let ocr_budget = OcrBudget::new(crate::ocr::OcrOptions::from_settings(s).timeout);
+    let mut doc = Doc::new(ctx, path, hash, diagnostics, work);
+    let info = doc.info()?;
+    let (front, decision, sure) = doc.front_matter(&info)?;
+    let (back, decision) = doc.back_matter(&info, front.len() as u32, &sure, decision)?;
+    let decision = doc.whole_scans(&info, decision)?;
+    doc.pdf.release();
+    Ok(doc.result(&info, decision, front, back))
+}
 
-    let doc_key = keys::doc_key(hash, ctx.versions.inspect);
-    let info: DocInfo = match ctx.cache.get(Tree::Doc, &doc_key) {
-        Some(info) => info,
-        None => {
-            // open() is what reads the document info; do it through the
-            // session so the same worker then reads the pages.
-            let mut session = ctx.sessions.session()?;
-            let info = session.open(path, hash)?;
-            work.push(StageOutcome::Opened);
-            pdf.session = Some(session);
-            ctx.cache.put(Tree::Doc, &doc_key, &info);
-            info
-        }
-    };
+/// One document on its way through [`process`]: what its stages read and
+/// found so far.
+struct Doc<'a, 'b> {
+    ctx: &'b Context<'a>,
+    hash: &'b DocHash,
+    diagnostics: Option<&'b Path>,
+    pdf: LazySession<'a, 'b>,
+    ocr_budget: OcrBudget,
+    seen: Seen,
+    pages: Vec<PageText>,
+    work: &'b mut Vec<StageOutcome>,
+}
 
-    // Front matter in batches, deciding after each, until the pages read
-    // settle the document (select::front_settled) or the bound is reached.
-    // The worker stays this document's between batches: giving it back
-    // would mean opening the document again for the next one.
-    let mut seen = Seen::default();
-    let mut pages = Vec::new();
-    let mut front = Vec::new();
-    let mut decided = None;
-    let batches = select::front_batches(info.page_count, &s.matter);
-    let last = batches.len().saturating_sub(1);
-    for (n, batch) in batches.into_iter().enumerate() {
-        pages.extend(read_matter(
+impl<'a, 'b> Doc<'a, 'b> {
+    fn new(
+        ctx: &'b Context<'a>,
+        path: &'b Path,
+        hash: &'b DocHash,
+        diagnostics: Option<&'b Path>,
+        work: &'b mut Vec<StageOutcome>,
+    ) -> Self {
+        let pdf = LazySession {
+            ctx,
+            path,
+            hash,
+            session: None,
+        };
+        let timeout = crate::ocr::OcrOptions::from_settings(ctx.settings).timeout;
+        Doc {
             ctx,
             hash,
-            &batch,
-            Matter::Front,
-            &mut pdf,
-            &ocr_budget,
             diagnostics,
-            &mut seen,
+            pdf,
+            ocr_budget: OcrBudget::new(timeout),
+            seen: Seen::default(),
+            pages: Vec::new(),
             work,
-        )?);
-        front.extend(batch);
-        if n == last && s.matter.back.mode == crate::settings::BackMode::Never {
-            // Nothing more to read: extraction needs no pdfium, another
-            // document reads meanwhile.
-            pdf.release();
-        }
-        let (decision, title_page) = decide_all(ctx, &info, &pages, &seen);
-        let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
-        let settled = select::front_settled(&sure, title_page, front.len() as u32);
-        decided = Some((decision, sure));
-        if settled {
-            break;
         }
     }
-    let (mut decision, sure) = match decided {
-        Some(d) => d,
-        None => {
-            let (decision, _) = decide_all(ctx, &info, &pages, &seen);
+
+    /// Inspect: the page count and existing metadata, from the cache or
+    /// by opening the document (through the session, so that the same
+    /// worker then reads the pages).
+    fn info(&mut self) -> Result<DocInfo> {
+        let ctx = self.ctx;
+        let doc_key = keys::doc_key(self.hash, ctx.versions.inspect);
+        if let Some(info) = ctx.cache.get(Tree::Doc, &doc_key) {
+            return Ok(info);
+        }
+        let mut session = ctx.sessions.session()?;
+        let info = session.open(self.pdf.path, self.hash)?;
+        self.work.push(StageOutcome::Opened);
+        self.pdf.session = Some(session);
+        ctx.cache.put(Tree::Doc, &doc_key, &info);
+        Ok(info)
+    }
+
+    /// Reads the pages at `indices` (text layer, OCR, vision) into the
+    /// document's pages.
+    fn read(&mut self, indices: &[u32], matter: Matter) -> Result<()> {
+        let read = read_matter(
+            self.ctx,
+            self.hash,
+            indices,
+            matter,
+            &mut self.pdf,
+            &self.ocr_budget,
+            self.diagnostics,
+            &mut self.seen,
+            &mut *self.work,
+        )?;
+        self.pages.extend(read);
+        Ok(())
+    }
+
+    /// Extract and decide over every page read so far.
+    fn decide(&self, info: &DocInfo) -> (Decision, Option<u32>) {
+        decide_all(self.ctx, info, &self.pages, &self.seen)
+    }
+
+    /// Front matter in batches, deciding after each, until the pages read
+    /// settle the document (`select::front_settled`) or the bound is
+    /// reached. The worker stays this document's between batches: giving
+    /// it back would mean opening the document again for the next one.
+    /// Returns the pages read, the decision and its sure values.
+    fn front_matter(&mut self, info: &DocInfo) -> Result<(Vec<u32>, Decision, Metadata)> {
+        let s = self.ctx.settings;
+        let mut front = Vec::new();
+        let batches = select::front_batches(info.page_count, &s.matter);
+        let last = batches.len().saturating_sub(1);
+        for (n, batch) in batches.into_iter().enumerate() {
+            self.read(&batch, Matter::Front)?;
+            front.extend(batch);
+            if n == last && s.matter.back.mode == crate::settings::BackMode::Never {
+                // Nothing more to read: extraction needs no pdfium, another
+                // document reads meanwhile.
+                self.pdf.release();
+            }
+            let (decision, title_page) = self.decide(info);
             let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
-            (decision, sure)
+            if select::front_settled(&sure, title_page, front.len() as u32) || n == last {
+                return Ok((front, decision, sure));
+            }
         }
-    };
-
-    // Back matter: in `always` mode, and in `fallback` mode when front
-    // matter (with its vision answers, awaited above) lacks a wanted field
-    // at MIN_CONFIDENCE (a value found but unsure counts as missing).
-    let back = if select::wants_back_matter(&s.matter, &sure) {
-        select::back_pages(info.page_count, front.len() as u32, &s.matter)
-    } else {
-        Vec::new()
-    };
-    if !back.is_empty() {
-        pages.extend(read_matter(
-            ctx,
-            hash,
-            &back,
-            Matter::Back,
-            &mut pdf,
-            &ocr_budget,
-            diagnostics,
-            &mut seen,
-            work,
-        )?);
-        decision = decide_all(ctx, &info, &pages, &seen).0;
+        let (decision, _) = self.decide(info);
+        let (sure, _) = crate::decide::split_by_confidence(&decision, s.min_confidence);
+        Ok((front, decision, sure))
     }
 
-    // Scanned pages were read without their body text first; read them
-    // whole when that left no value at all for the title, the authors or
-    // the year. A value found but unsure is not reason enough: measured on
-    // the scanned gold PDFs, reading the body text never made one sure,
-    // and it costs most of a scanned page's OCR time.
-    if !seen.ocr_partial.is_empty() {
+    /// Back matter: in `always` mode, and in `fallback` mode when front
+    /// matter (with its vision answers, awaited above) lacks a wanted field
+    /// at MIN_CONFIDENCE (a value found but unsure counts as missing).
+    /// Returns the pages read and the decision.
+    fn back_matter(
+        &mut self,
+        info: &DocInfo,
+        front: u32,
+        sure: &Metadata,
+        decision: Decision,
+    ) -> Result<(Vec<u32>, Decision)> {
+        let s = self.ctx.settings;
+        if !select::wants_back_matter(&s.matter, sure) {
+            return Ok((Vec::new(), decision));
+        }
+        let back = select::back_pages(info.page_count, front, &s.matter);
+        if back.is_empty() {
+            return Ok((back, decision));
+        }
+        self.read(&back, Matter::Back)?;
+        Ok((back, self.decide(info).0))
+    }
+
+    /// Scanned pages were read without their body text first; read them
+    /// whole when that left no value at all for the title, the authors or
+    /// the year. A value found but unsure is not reason enough: measured on
+    /// the scanned gold PDFs, reading the body text never made one sure,
+    /// and it costs most of a scanned page's OCR time.
+    fn whole_scans(&mut self, info: &DocInfo, decision: Decision) -> Result<Decision> {
         let found = [Field::Title, Field::Authors, Field::Year]
             .iter()
             .all(|&f| decision.metadata.has(f));
-        if !found {
-            let mut partial = std::mem::take(&mut seen.ocr_partial);
-            ocr_where_needed(
-                ctx,
-                hash,
-                &mut pages,
-                Pass::Whole(&mut partial),
-                &mut pdf,
-                &ocr_budget,
-                diagnostics,
-                work,
-            )?;
-            decision = decide_all(ctx, &info, &pages, &seen).0;
+        if self.seen.ocr_partial.is_empty() || found {
+            return Ok(decision);
+        }
+        let mut partial = std::mem::take(&mut self.seen.ocr_partial);
+        ocr_where_needed(
+            self.ctx,
+            self.hash,
+            &mut self.pages,
+            Pass::Whole(&mut partial),
+            &mut self.pdf,
+            &self.ocr_budget,
+            self.diagnostics,
+            &mut *self.work,
+        )?;
+        Ok(self.decide(info).0)
+    }
+
+    /// The document's result, its diagnostics written when asked for.
+    fn result(
+        self,
+        info: &DocInfo,
+        decision: Decision,
+        front: Vec<u32>,
+        back: Vec<u32>,
+    ) -> DocResult {
+        let offset = self.ctx.settings.page_num_offset;
+        if let Some(dir) = self.diagnostics {
+            write_page_diagnostics(dir, &self.pages, offset);
+            crate::decide::explain::write_candidates(dir, &decision, offset);
+        }
+        DocResult {
+            page_count: info.page_count,
+            decision,
+            pages_read: PagesRead { front, back },
+            ocr_pages: self
+                .pages
+                .iter()
+                .filter_map(|p| p.ocr_confidence.map(|c| (p.index, c)))
+                .collect(),
+            vision: crate::model::VisionPages {
+                pages: self.seen.pages,
+                failed: self.seen.failed,
+            },
+            warnings: self.seen.warnings,
         }
     }
-    pdf.release();
-
-    if let Some(dir) = diagnostics {
-        write_page_diagnostics(dir, &pages, s.page_num_offset);
-        crate::decide::explain::write_candidates(dir, &decision, s.page_num_offset);
-    }
-    Ok(DocResult {
-        page_count: info.page_count,
-        decision,
-        pages_read: PagesRead { front, back },
-        ocr_pages: pages
-            .iter()
-            .filter_map(|p| p.ocr_confidence.map(|c| (p.index, c)))
-            .collect(),
-        vision: crate::model::VisionPages {
-            pages: seen.pages,
-            failed: seen.failed,
-        },
-        warnings: seen.warnings,
-    })
 }
 
 /// The pages at `indices` as colophon reads them: the text layer (cached),
@@ -458,12 +462,58 @@ fn ocr_where_needed(
     diagnostics: Option<&Path>,
     work: &mut Vec<StageOutcome>,
 ) -> Result<()> {
-    let s = ctx.settings;
-    let opts = crate::ocr::OcrOptions::from_settings(s);
     let reading = match pass {
         Pass::First(_, matter) => crate::ocr::Reading::First(matter),
         Pass::Whole(_) => crate::ocr::Reading::Whole,
     };
+    let todo = ocr_from_cache(ctx, hash, pages, &mut pass, work);
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let job = OcrJob {
+        ctx,
+        todo: &todo,
+        reading,
+        budget,
+        diagnostics,
+    };
+    let (mut read, rendered) = job.run(pages, pdf, work);
+
+    // Pages read are kept (and were cached) even when another one failed;
+    // the first failure in page order fails the document (a failed render
+    // comes after every page OCRed, since pages are rendered in order).
+    read.sort_by_key(|(slot, _)| *slot);
+    let mut first_err = None;
+    for (slot, result) in read {
+        match result {
+            Ok(read) => {
+                work.push(StageOutcome::Ocr(Got::Computed));
+                if let (Pass::First(partial, _), true) = (&mut pass, read.partial) {
+                    partial.push(read.page.index);
+                }
+                pages[slot] = read.page;
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match first_err.or(rendered.err()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The pages of `pages` that `pass` OCRs, answered from the cache where
+/// they can be; returns the others (their slot in `pages`, their key).
+fn ocr_from_cache(
+    ctx: &Context,
+    hash: &DocHash,
+    pages: &mut [PageText],
+    pass: &mut Pass,
+    work: &mut Vec<StageOutcome>,
+) -> Vec<(usize, keys::Key)> {
+    let s = ctx.settings;
     let mut todo = Vec::new();
     for (slot, page) in pages.iter_mut().enumerate() {
         let key_args = (
@@ -473,7 +523,7 @@ fn ocr_where_needed(
             crate::ocr::engine_version(),
             ctx.versions.ocr,
         );
-        match &mut pass {
+        match pass {
             Pass::First(partial, matter) => {
                 if !crate::ocr::needs_ocr(page) {
                     continue;
@@ -507,64 +557,126 @@ fn ocr_where_needed(
             }
         }
     }
-    if todo.is_empty() {
-        return Ok(());
+    todo
+}
+
+/// The pages one OCR pass reads now (not in the cache).
+struct OcrJob<'j, 'c> {
+    ctx: &'j Context<'c>,
+    /// Slot in the document's pages, and the cache key, of each page.
+    todo: &'j [(usize, keys::Key)],
+    reading: crate::ocr::Reading,
+    budget: &'j OcrBudget,
+    diagnostics: Option<&'j Path>,
+}
+
+/// A batch of prepared pages for one tesseract call: each with its slot
+/// and cache key.
+type OcrBatch<'k> = Vec<(usize, &'k keys::Key, crate::ocr::Prepared)>;
+
+/// What the OCR threads read: each page's slot and result.
+type OcrRead = Vec<(usize, Result<crate::ocr::FirstReading>)>;
+
+impl OcrJob<'_, '_> {
+    /// This thread renders (the worker is this document's) and prepares
+    /// the pages, and OCR threads read them a batch at a time, one
+    /// tesseract process a batch (`ocr::BATCH_PAGES`: the model is loaded
+    /// once a batch, not once a page); the bounded channel keeps at most a
+    /// few batches in memory. Returns what was read (cached as it was) and
+    /// how rendering ended.
+    fn run(
+        &self,
+        pages: &[PageText],
+        pdf: &mut LazySession,
+        work: &mut Vec<StageOutcome>,
+    ) -> (OcrRead, Result<()>) {
+        let (ctx, todo) = (self.ctx, self.todo);
+        let per_batch = {
+            let batches = todo.len().div_ceil(crate::ocr::BATCH_PAGES);
+            todo.len().div_ceil(batches.max(1))
+        };
+        let opts = crate::ocr::OcrOptions::from_settings(ctx.settings);
+        let read = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
+        let rendered = std::thread::scope(|scope| -> Result<()> {
+            // Made here so that returning (an error too) drops the sender,
+            // which ends the OCR threads the scope then waits for.
+            let (tx, rx) = crossbeam_channel::bounded::<OcrBatch>(1);
+            for _ in 0..ctx.ocr_slots.size.min(todo.len().div_ceil(per_batch)) {
+                let (rx, read, opts) = (rx.clone(), &read, &opts);
+                scope.spawn(move || {
+                    for batch in rx {
+                        self.read_batch(batch, pages, opts, read);
+                    }
+                });
+            }
+            drop(rx);
+            self.render(pages, pdf, work, per_batch, &tx, &read)
+        });
+        (
+            read.into_inner().unwrap_or_else(|e| e.into_inner()),
+            rendered,
+        )
     }
 
-    // This thread renders (the worker is this document's) and prepares
-    // the pages, and OCR threads read them a batch at a time, one
-    // tesseract process a batch (`ocr::BATCH_PAGES`: the model is loaded
-    // once a batch, not once a page); the bounded channel keeps at most a
-    // few batches in memory.
-    let per_batch = {
-        let batches = todo.len().div_ceil(crate::ocr::BATCH_PAGES);
-        todo.len().div_ceil(batches.max(1))
-    };
-    type Batch<'k> = Vec<(usize, &'k keys::Key, crate::ocr::Prepared)>;
-    let read = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
-    let rendered = std::thread::scope(|scope| -> Result<()> {
-        // Made here so that returning (an error too) drops the sender,
-        // which ends the OCR threads the scope then waits for.
-        let (tx, rx) = crossbeam_channel::bounded::<Batch>(1);
-        for _ in 0..ctx.ocr_slots.size.min(todo.len().div_ceil(per_batch)) {
-            let (rx, read, opts, pages) = (rx.clone(), &read, &opts, &*pages);
-            scope.spawn(move || {
-                for batch in rx {
-                    let (places, prepared): (Vec<_>, Vec<_>) = batch
-                        .into_iter()
-                        .map(|(slot, key, page)| ((slot, key), page))
-                        .unzip();
-                    let results = ctx.ocr_slots.with_slot(|| budget.ocr_pages(prepared, opts));
-                    let mut read = read.lock().unwrap_or_else(|e| e.into_inner());
-                    for ((slot, key), result) in places.into_iter().zip(results) {
-                        let p: &PageText = &pages[slot];
-                        let result = result.map(|mut read| {
-                            read.page.image_ratio = p.image_ratio;
-                            read.page.image = p.image;
-                            if reading != crate::ocr::Reading::Whole {
-                                ctx.cache.put(Tree::Ocr, key, &read);
-                            } else {
-                                ctx.cache.put(Tree::Ocr, key, &read.page);
-                            }
-                            read
-                        });
-                        read.push((slot, result));
-                    }
+    /// On an OCR thread: one batch read by one tesseract call (within the
+    /// document's time budget), each page cached as it was read.
+    fn read_batch(
+        &self,
+        batch: OcrBatch,
+        pages: &[PageText],
+        opts: &crate::ocr::OcrOptions,
+        read: &std::sync::Mutex<OcrRead>,
+    ) {
+        let ctx = self.ctx;
+        let (places, prepared): (Vec<_>, Vec<_>) = batch
+            .into_iter()
+            .map(|(slot, key, page)| ((slot, key), page))
+            .unzip();
+        let results = ctx
+            .ocr_slots
+            .with_slot(|| self.budget.ocr_pages(prepared, opts));
+        let mut read = read.lock().unwrap_or_else(|e| e.into_inner());
+        for ((slot, key), result) in places.into_iter().zip(results) {
+            let p: &PageText = &pages[slot];
+            let result = result.map(|mut read| {
+                read.page.image_ratio = p.image_ratio;
+                read.page.image = p.image;
+                if self.reading != crate::ocr::Reading::Whole {
+                    ctx.cache.put(Tree::Ocr, key, &read);
+                } else {
+                    ctx.cache.put(Tree::Ocr, key, &read.page);
                 }
+                read
             });
+            read.push((slot, result));
         }
-        drop(rx);
-        let mut batch: Batch = Vec::new();
+    }
+
+    /// On the document's thread: renders and prepares each page in turn,
+    /// sending them to the OCR threads in batches of at most `per_batch`
+    /// pages and `ocr::BATCH_PIXELS` pixels. A page that cannot be
+    /// prepared is a failed read; a failed render ends the pass.
+    fn render<'k>(
+        &'k self,
+        pages: &[PageText],
+        pdf: &mut LazySession,
+        work: &mut Vec<StageOutcome>,
+        per_batch: usize,
+        tx: &crossbeam_channel::Sender<OcrBatch<'k>>,
+        read: &std::sync::Mutex<OcrRead>,
+    ) -> Result<()> {
+        let s = self.ctx.settings;
+        let mut batch: OcrBatch = Vec::new();
         let mut pixels = 0;
-        for (slot, key) in &todo {
+        for (slot, key) in self.todo {
             let (slot, index) = (*slot, pages[*slot].index);
             let dpi = crate::ocr::render_dpi(&pages[slot], s.ocr_dpi);
             let image = pdf.get(work)?.render(index, dpi)?;
-            if let Some(dir) = diagnostics {
+            if let Some(dir) = self.diagnostics {
                 save_render(dir, index + s.page_num_offset, &image);
             }
             let (w, h) = (pages[slot].width, pages[slot].height);
-            match crate::ocr::prepare(image, w, h, index, reading) {
+            match crate::ocr::prepare(image, w, h, index, self.reading) {
                 Ok(page) => {
                     let full = batch.len() >= per_batch
                         || pixels + page.pixels() > crate::ocr::BATCH_PIXELS;
@@ -587,31 +699,6 @@ fn ocr_where_needed(
             let _ = tx.send(batch);
         }
         Ok(())
-    });
-
-    // Pages read are kept (and were cached) even when another one failed;
-    // the first failure in page order fails the document (a failed render
-    // comes after every page OCRed, since pages are rendered in order).
-    let mut read = read.into_inner().unwrap_or_else(|e| e.into_inner());
-    read.sort_by_key(|(slot, _)| *slot);
-    let mut first_err = None;
-    for (slot, result) in read {
-        match result {
-            Ok(read) => {
-                work.push(StageOutcome::Ocr(Got::Computed));
-                if let (Pass::First(partial, _), true) = (&mut pass, read.partial) {
-                    partial.push(read.page.index);
-                }
-                pages[slot] = read.page;
-            }
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-    }
-    match first_err.or(rendered.err()) {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 
@@ -684,50 +771,17 @@ fn ask_vision(
     let (tx, rx) = crossbeam_channel::unbounded();
     let mut sent = 0;
     for page in pages {
-        if crate::vision::should_send(
-            page.index,
-            page.image_ratio,
-            page.ocr_confidence,
-            thresholds,
-        )
-        .is_none()
-        {
+        let (index, ratio, confidence) = (page.index, page.image_ratio, page.ocr_confidence);
+        if crate::vision::should_send(index, ratio, confidence, thresholds).is_none() {
             continue;
         }
         seen.pages.push(page.index);
-        // About TARGET_LONG_SIDE pixels on the long side: what vision models read well.
-        let long_pt = page.width.max(page.height).max(1.0);
-        let dpi = ((crate::vision::image::TARGET_LONG_SIDE as f32 * 72.0 / long_pt).ceil() as u32)
-            .clamp(36, 300);
-        let image = pdf.get(work)?.render(page.index, dpi)?;
-        let encoded = match crate::vision::image::prepare(&image) {
-            Ok(e) => e,
-            Err(e) => {
-                seen.failed.push(page.index);
-                seen.warnings.push(format!(
-                    "page {}: cannot encode for vision: {e}",
-                    page.index + ctx.settings.page_num_offset
-                ));
-                continue;
-            }
+        let Some(image) = vision_image(ctx, page, pdf, diagnostics, seen, work)? else {
+            continue;
         };
-        drop(image);
-        if let Some(dir) = diagnostics {
-            if encoded.format == crate::vision::image::ImageFormat::Png
-                && std::fs::create_dir_all(dir).is_ok()
-            {
-                let _ = std::fs::write(
-                    dir.join(format!(
-                        "page-{}.png",
-                        page.index + ctx.settings.page_num_offset
-                    )),
-                    &encoded.bytes,
-                );
-            }
-        }
         let job = crate::vision::pool::VisionJob {
             tag: page.index,
-            image: encoded,
+            image,
             reply: tx.clone(),
         };
         if pool.submit(job).is_err() {
@@ -744,37 +798,78 @@ fn ask_vision(
     pdf.release();
     // One reply per job sent: each job carries this document's sender.
     for result in rx.iter().take(sent) {
-        let index = result.tag;
         ctx.reporter.vision_queue(pool.queue_len() as u64);
-        if let Some(msg) = &result.switched_off {
-            ctx.reporter.message(&format!("colophon: {msg}"));
-        }
-        use crate::vision::pool::Outcome;
-        work.push(StageOutcome::Vision(match &result.outcome {
-            Outcome::Answered(_) => VisionGot::Answered,
-            Outcome::Cached(_) => VisionGot::Cached,
-            Outcome::Failed(_) | Outcome::Skipped(_) => {
-                seen.failed.push(index);
-                VisionGot::Failed
-            }
-        }));
-        seen.candidates.extend(result.candidates(index));
-        if let Some(dir) = diagnostics {
-            if std::fs::create_dir_all(dir).is_ok() {
-                if let Ok(json) = serde_json::to_vec_pretty(&result.diagnostics) {
-                    let _ = std::fs::write(
-                        dir.join(format!(
-                            "page-{}.vlm.json",
-                            index + ctx.settings.page_num_offset
-                        )),
-                        json,
-                    );
-                }
-            }
-        }
+        take_vision_answer(ctx, &result, diagnostics, seen, work);
     }
     seen.failed.sort_unstable();
     Ok(())
+}
+
+/// A page rendered and encoded for the vision model (`None`, with a
+/// warning, when it cannot be encoded), saved as a diagnostic with `-vv`.
+fn vision_image(
+    ctx: &Context,
+    page: &PageText,
+    pdf: &mut LazySession,
+    diagnostics: Option<&Path>,
+    seen: &mut Seen,
+    work: &mut Vec<StageOutcome>,
+) -> Result<Option<crate::vision::EncodedImage>> {
+    let shown = page.index + ctx.settings.page_num_offset;
+    // About TARGET_LONG_SIDE pixels on the long side: what vision models read well.
+    let long_pt = page.width.max(page.height).max(1.0);
+    let dpi = ((crate::vision::image::TARGET_LONG_SIDE as f32 * 72.0 / long_pt).ceil() as u32)
+        .clamp(36, 300);
+    let image = pdf.get(work)?.render(page.index, dpi)?;
+    let encoded = match crate::vision::image::prepare(&image) {
+        Ok(e) => e,
+        Err(e) => {
+            seen.failed.push(page.index);
+            seen.warnings
+                .push(format!("page {shown}: cannot encode for vision: {e}"));
+            return Ok(None);
+        }
+    };
+    drop(image);
+    if let Some(dir) = diagnostics
+        && encoded.format == crate::vision::image::ImageFormat::Png
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        let _ = std::fs::write(dir.join(format!("page-{shown}.png")), &encoded.bytes);
+    }
+    Ok(Some(encoded))
+}
+
+/// One vision answer taken in: counted, its candidates kept, a failure
+/// noted, the answer saved as a diagnostic with `-vv`.
+fn take_vision_answer(
+    ctx: &Context,
+    result: &crate::vision::pool::VisionResult<u32>,
+    diagnostics: Option<&Path>,
+    seen: &mut Seen,
+    work: &mut Vec<StageOutcome>,
+) {
+    use crate::vision::pool::Outcome;
+    let index = result.tag;
+    if let Some(msg) = &result.switched_off {
+        ctx.reporter.message(&format!("colophon: {msg}"));
+    }
+    work.push(StageOutcome::Vision(match &result.outcome {
+        Outcome::Answered(_) => VisionGot::Answered,
+        Outcome::Cached(_) => VisionGot::Cached,
+        Outcome::Failed(_) | Outcome::Skipped(_) => {
+            seen.failed.push(index);
+            VisionGot::Failed
+        }
+    }));
+    seen.candidates.extend(result.candidates(index));
+    if let Some(dir) = diagnostics
+        && std::fs::create_dir_all(dir).is_ok()
+        && let Ok(json) = serde_json::to_vec_pretty(&result.diagnostics)
+    {
+        let shown = index + ctx.settings.page_num_offset;
+        let _ = std::fs::write(dir.join(format!("page-{shown}.vlm.json")), json);
+    }
 }
 
 /// Page texts for `indices`, from the cache or the (lazily opened) session.

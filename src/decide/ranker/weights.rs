@@ -6,7 +6,7 @@
 //! year: 3252 clusters, 2320 right
 //! MIN_CONFIDENCE 0.77: held-out precision of emitted title, authors and year >= 0.98
 
-use super::ranker::{LEAF, Model, Node};
+use super::{LEAF, Model, Node};
 use crate::model::Field;
 
 /// Per field: the prior log-odds and the trees (`ranker::Node`).

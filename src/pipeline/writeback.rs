@@ -4,8 +4,8 @@
 //! the records reviewed and ticked on the review page are written.
 
 use super::Env;
+use super::document::Context;
 use crate::cache::{Tree, keys};
-use crate::document::Context;
 use crate::model::{DocHash, DocResult, PdfFile, Record, Status};
 use crate::review::approvals::Approvals;
 use crate::runs::RunDir;

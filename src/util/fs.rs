@@ -1,9 +1,9 @@
-//! Small file-system primitives the write stage builds its crash safety on:
-//! temporary files that never look like PDFs, fsync of directories (a
-//! rename is only durable once its directory is synced), a rename that
-//! refuses to overwrite, and hashing.
+//! Small file-system primitives the write stage builds its crash safety on,
+//! and the cache and run folders use too: temporary files that never look
+//! like PDFs, fsync of directories (a rename is only durable once its
+//! directory is synced), a rename that refuses to overwrite, links instead
+//! of copies. (Hashing a file is `fingerprint`'s.)
 
-use crate::model::DocHash;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub fn is_temp_file(path: &Path) -> bool {
 
 /// A new temporary file in `dir` (same file system as its destination, so
 /// the final rename is atomic). Deleted on drop unless persisted.
-pub(crate) fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+pub fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
     tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .rand_bytes(12)
@@ -64,7 +64,7 @@ pub fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
 }
 
 /// Makes the entries of `dir` (creations, renames, unlinks) durable.
-pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         File::open(dir)?.sync_all()
@@ -77,7 +77,7 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// The directory holding `path` ("." for a bare name).
-pub(crate) fn parent_of(path: &Path) -> PathBuf {
+pub fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -88,7 +88,7 @@ pub(crate) fn parent_of(path: &Path) -> PathBuf {
 /// Linux this is one atomic `renameat2(RENAME_NOREPLACE)`; where that is
 /// unsupported, a hard link plus unlink (both names exist for a moment,
 /// which the journal resolves).
-pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::ffi::CString;
@@ -119,27 +119,9 @@ pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     fs::remove_file(from)
 }
 
-/// blake3 of a whole file and its length.
-pub(crate) fn hash_file(path: &Path) -> io::Result<(DocHash, u64)> {
-    crate::fingerprint::hash_open_file(File::open(path)?)
-}
-
-pub(crate) fn hash_bytes(bytes: &[u8]) -> DocHash {
-    DocHash(*blake3::hash(bytes).as_bytes())
-}
-
-/// The hash of `path`, or `None` when it does not exist.
-pub(crate) fn hash_if_exists(path: &Path) -> io::Result<Option<DocHash>> {
-    match hash_file(path) {
-        Ok((h, _)) => Ok(Some(h)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 /// Replaces (or creates) `path` with `bytes` through a synced temporary
 /// file and one rename, so a reader sees the old or the new content only.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_of(path);
     let mut tmp = temp_in(&dir)?;
     tmp.write_all(bytes)?;
@@ -156,7 +138,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Removes `path`; a missing file is fine.
-pub(crate) fn remove_if_exists(path: &Path) -> io::Result<bool> {
+pub fn remove_if_exists(path: &Path) -> io::Result<bool> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
@@ -166,7 +148,7 @@ pub(crate) fn remove_if_exists(path: &Path) -> io::Result<bool> {
 
 /// Same file (device and inode) — a case-only difference on a
 /// case-insensitive file system, or a hard link.
-pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+pub fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -1,14 +1,14 @@
 //! The document threads: each takes one queued document at a time through
-//! the per-document stages ([`crate::document::process`]), stores its
+//! the per-document stages ([`super::document::process`]), stores its
 //! record (or its deterministic failure) in the cache, and hands it on. A
 //! panic fails that document only; an installation error (pdfium or
 //! Tesseract missing) stops the run once ([`Stop`]).
 
+use super::document::{self, Context, OcrSlots};
 use super::feed::Job;
 use super::{Done, Env, RecordOutcome};
-use crate::app::{ExitStatus, QUIT, TERMINATED};
 use crate::cache::Tree;
-use crate::document::{self, Context, OcrSlots};
+use crate::exit::{ExitStatus, QUIT, TERMINATED};
 use crate::inspect::PdfError;
 use crate::progress::Reporter;
 use crate::report::{Got, StageOutcome, Summary};
@@ -40,7 +40,7 @@ pub(super) fn context<'a>(
         settings: env.settings,
         cache: env.cache,
         sessions: env.sessions,
-        versions: crate::cache::keys::StageVersions::current(),
+        versions: crate::cache::keys::StageVersions::for_settings(env.settings),
         vision,
         ocr_slots,
         deciders,
@@ -62,22 +62,6 @@ pub(super) fn deciders(env: &Env) -> Result<rayon::ThreadPool> {
         .thread_name(|i| format!("decider-{i}"))
         .build()
         .context("starting the decider threads")
-}
-
-/// How many document threads: twice as many as workers, so that a
-/// document's extraction (no pdfium) runs while the workers read the next
-/// ones. With one spare thread only, two documents finishing their reading
-/// together left a worker idle until one of them was extracted (measured:
-/// 8% of the CPU idle in a cold run at --jobs 2, against 4% with two).
-/// With vision, two more per vision caller, as those wait on the backend.
-pub(super) fn threads(env: &Env) -> usize {
-    let vision = env.settings.analyze_with_vision;
-    2 * env.opts.jobs.max(1)
-        + if vision {
-            2 * env.settings.vlm_concurrency
-        } else {
-            0
-        }
 }
 
 /// Set when a document fails for a reason every document would share (an
@@ -194,7 +178,7 @@ fn one(ctx: &Context, run_dir: &RunDir, stop: &Stop, job: Job) -> Done {
         }
         Err(panic) => RecordOutcome::Failed(format!(
             "internal error while reading this PDF: {}",
-            panic_text(&panic)
+            crate::util::panic::text(panic.as_ref(), "panic")
         )),
     };
     Done {
@@ -230,12 +214,4 @@ fn content_failure(e: &anyhow::Error) -> bool {
             Some(PdfError::Encrypted | PdfError::Malformed(_) | PdfError::PageTooLarge { .. })
         )
     })
-}
-
-pub(super) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string())
 }

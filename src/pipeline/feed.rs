@@ -3,9 +3,9 @@
 //! fingerprint, and the record cache. A document whose record (or whose
 //! deterministic failure) is cached never reaches a document thread.
 
+use super::document::Context;
 use super::{Done, Env, RecordOutcome, Selection};
 use crate::cache::Tree;
-use crate::document::Context;
 use crate::model::{DocHash, DocResult, PdfFile};
 use crate::report::{Got, StageOutcome};
 use crate::{discover, fingerprint};
@@ -115,7 +115,7 @@ pub(super) fn records<'s>(
     done: Sender<Done>,
     pruner: &'s crate::runs::Pruner,
 ) -> Receiver<Job<'s>> {
-    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(super::documents::threads(env) * 2);
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(super::threads(env) * 2);
     let retry_errors = env.opts.retry_errors;
     scope.spawn(move || {
         let mut warmed_up = false;
@@ -152,7 +152,7 @@ pub(super) fn records<'s>(
                         work,
                     })
                     .is_ok(),
-                None if crate::app::QUIT.load(std::sync::atomic::Ordering::Relaxed) => false,
+                None if crate::exit::QUIT.load(std::sync::atomic::Ordering::Relaxed) => false,
                 None => {
                     pruner.go();
                     if !std::mem::replace(&mut warmed_up, true) {

@@ -1,0 +1,23 @@
+//! `colophon config`: the effective settings, where each came from, and
+//! the shard this process would work in.
+
+use super::Setup;
+use crate::exit::ExitStatus;
+
+/// Prints the settings and the shard; a shard that cannot be used is bad
+/// usage (exit 2), as `run` would refuse it.
+pub fn config(setup: &Setup) -> ExitStatus {
+    print!("{}", setup.settings.describe(&setup.provenance));
+    print!(
+        "{}",
+        crate::shard::describe(
+            &setup.shard,
+            setup.run_group.as_ref(),
+            &setup.paths.cache_dir
+        )
+    );
+    match setup.shard {
+        Ok(_) => ExitStatus::Success,
+        Err(_) => ExitStatus::BadUsage,
+    }
+}

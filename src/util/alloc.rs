@@ -1,0 +1,18 @@
+//! The allocator's settings for colophon's processes (glibc malloc).
+
+/// Large allocations (page renders for OCR and vision, about 9 MB at
+/// 300 dpi; worker frames; whole page files) get pages of their own from
+/// the system and give them back when freed. glibc's default raises its
+/// mmap threshold to the size of each such block freed, after which they
+/// come from the per-thread heaps, which then keep their high-water mark:
+/// the coordinator's peak grew with the number of different documents
+/// (issue 18). A fixed threshold of 1 MiB keeps it flat. Called first
+/// thing by the coordinator and by each pdfium worker.
+pub fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before
+    // this process's other threads start.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
