@@ -1,10 +1,13 @@
 //! Page selection (SPEC 4): which pages are read as front matter, and
 //! whether and which pages are read as back matter.
 //!
-//! Front matter is read adaptively (issue 18): in the batches of
-//! [`front_batches`], deciding after each, and no further once
-//! [`front_settled`] says the pages read hold every field that front matter
-//! is read for. `MATTER_CONFIG.front.max_pages` stays the upper bound.
+//! By default the first `MATTER_CONFIG.front.max_pages` pages are all
+//! processed (seed: "Number of pages processed from the start of the
+//! document"). With `MATTER_CONFIG.front.stop_when_sure`, front matter is
+//! read adaptively instead (issue 18): in the batches of [`front_batches`],
+//! deciding after each, and no further once [`front_settled`] says the
+//! pages read hold every field that front matter is read for;
+//! `max_pages` stays the upper bound.
 
 use crate::model::{Field, Metadata};
 use crate::settings::{BackMode, MatterConfig};
@@ -26,12 +29,20 @@ pub fn front_pages(page_count: u32, matter: &MatterConfig) -> Vec<u32> {
 const FRONT_STOPS: [u32; 2] = [2, 4];
 
 /// The front pages (as [`front_pages`]) cut into the batches they are
-/// read in: each batch ends at a stop of [`FRONT_STOPS`] or at the bound.
+/// read in: with `front.stop_when_sure`, each batch ends at a stop of
+/// [`FRONT_STOPS`] or at the bound, so that reading can stop after one;
+/// without it (the default: every page of `front.max_pages` is processed,
+/// as the seed says), one batch of them all.
 pub fn front_batches(page_count: u32, matter: &MatterConfig) -> Vec<Vec<u32>> {
     let end = matter.front.max_pages.min(page_count);
+    let stops: &[u32] = if matter.front.stop_when_sure {
+        &FRONT_STOPS
+    } else {
+        &[]
+    };
     let mut batches = Vec::new();
     let mut start = 0;
-    for stop in FRONT_STOPS.into_iter().chain([end]) {
+    for &stop in stops.iter().chain([&end]) {
         let stop = stop.min(end);
         if stop > start {
             batches.push((start..stop).collect());
@@ -174,8 +185,24 @@ mod tests {
     }
 
     #[test]
+    fn front_pages_are_one_batch_unless_reading_may_stop_when_sure() {
+        let m = matter(8, BackMode::Never, 5);
+        assert!(
+            !m.front.stop_when_sure,
+            "the seed's contract is the default"
+        );
+        assert_eq!(front_batches(100, &m), vec![(0..8).collect::<Vec<u32>>()]);
+        assert_eq!(front_batches(3, &m), vec![vec![0, 1, 2]]);
+        assert_eq!(front_batches(0, &m), Vec::<Vec<u32>>::new());
+    }
+
+    #[test]
     fn front_batches_stop_after_two_and_four_pages_within_the_bound() {
-        let b = |pages, max| front_batches(pages, &matter(max, BackMode::Never, 5));
+        let b = |pages, max| {
+            let mut m = matter(max, BackMode::Never, 5);
+            m.front.stop_when_sure = true;
+            front_batches(pages, &m)
+        };
         assert_eq!(b(100, 8), vec![vec![0, 1], vec![2, 3], vec![4, 5, 6, 7]]);
         assert_eq!(b(3, 8), vec![vec![0, 1], vec![2]]);
         assert_eq!(b(4, 8), vec![vec![0, 1], vec![2, 3]]);

@@ -18,6 +18,7 @@
 //! | page index                              |      |     |  ✓   |  ✓  |        |        |         |
 //! | rendered page image (blake3)            |      |     |      |     |   ✓    |        |         |
 //! | `MATTER_CONFIG.front.max_pages`         |      |     |      |     |        |   ✓    |         |
+//! | `MATTER_CONFIG.front.stop_when_sure`    |      |     |      |     |        |   ✓    |         |
 //! | `MATTER_CONFIG.back` (mode, max, fields)|      |     |      |     |        |   ✓    |         |
 //! | `OCR_LANGUAGES`, `OCR_DPI`, tesseract   |      |     |      |  ✓  |        |   ✓    |         |
 //! | `ANALYZE_WITH_VISION`, thresholds       |      |     |      |     |        |   ✓    |         |

@@ -55,6 +55,11 @@ pub enum BackMode {
 pub struct FrontMatter {
     /// Pages read from the start. Larger than the page count = whole document.
     pub max_pages: u32,
+    /// Stop reading front matter once title, authors and year are sure
+    /// (after pages 2 or 4, and never before the back of the title page):
+    /// fewer pages for the same decision on most documents. Off by default,
+    /// so that `max_pages` pages are processed as the seed says.
+    pub stop_when_sure: bool,
 }
 
 /// Which extra fields make `fallback` mode read back matter when missing.
@@ -270,7 +275,10 @@ impl Settings {
     fn blank() -> Settings {
         Settings {
             matter: MatterConfig {
-                front: FrontMatter { max_pages: 0 },
+                front: FrontMatter {
+                    max_pages: 0,
+                    stop_when_sure: false,
+                },
                 back: BackMatter {
                     mode: BackMode::Never,
                     max_pages: 0,

@@ -853,6 +853,14 @@ pub(super) const LEAVES: &[Leaf] = &[
         get: |s| int(s.matter.front.max_pages),
     },
     Leaf {
+        key: "MATTER_CONFIG.front.stop_when_sure",
+        kind: Kind::Bool,
+        default: Val::Bool(false),
+        affects: Affects::Record(When::Always),
+        set: |s, v| s.matter.front.stop_when_sure = v.bool(),
+        get: |s| toml::Value::Boolean(s.matter.front.stop_when_sure),
+    },
+    Leaf {
         key: "MATTER_CONFIG.back.mode",
         kind: Kind::Choice(BACK_MODES),
         default: Val::Str("never"),

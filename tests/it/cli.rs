@@ -140,10 +140,67 @@ fn rerun_computes_nothing_and_front_pages_change_recomputes_records_only() {
     assert_eq!(s["records from the cache"], 2);
 }
 
+/// The seed's page contract by default: offset 0, front 3, back `always`
+/// 2 reads exactly pages 0–2 and the last two pages of every document;
+/// `front.stop_when_sure` reads fewer where the values are sure early.
+#[test]
+fn the_configured_pages_are_processed_unless_reading_may_stop_when_sure() {
+    let p = TestProject::new();
+    p.add(PAPER, "a.pdf");
+    p.add(BOOK, "b.pdf");
+    p.add("wild_beamer_theme_manual.pdf", "c.pdf");
+    let contract = "PAGE_NUM_OFFSET = 0\n\
+                    MATTER_CONFIG.front.max_pages = 3\n\
+                    MATTER_CONFIG.back.mode = \"always\"\n\
+                    MATTER_CONFIG.back.max_pages = 2\n";
+    let pages_of = |r: &serde_json::Value, k: &str| -> Vec<u64> {
+        r["pages_read"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    p.config(contract);
+    let (out, records) = p.run_json(&["run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", util::stderr(&out));
+    assert_eq!(records.len(), 3);
+    let mut front_read = 0;
+    for r in &records {
+        let n = r["pages"].as_u64().unwrap();
+        assert!(n > 5, "{r}");
+        assert_eq!(pages_of(r, "front"), vec![0, 1, 2], "{r}");
+        assert_eq!(pages_of(r, "back"), vec![n - 2, n - 1], "{r}");
+        front_read += 3;
+    }
+    let summary = p.summary();
+    let read: u64 = summary
+        .iter()
+        .filter(|(k, _)| k.starts_with("pages read by"))
+        .map(|(_, v)| v)
+        .sum();
+    assert_eq!(read, front_read + 6, "{summary:?}");
+
+    p.config(&format!(
+        "{contract}MATTER_CONFIG.front.stop_when_sure = true\n"
+    ));
+    let (_, records) = p.run_json(&["run"]);
+    let fewer = records
+        .iter()
+        .filter(|r| pages_of(r, "front").len() < 3)
+        .count();
+    assert!(fewer >= 1, "{records:?}");
+    for r in &records {
+        let front = pages_of(r, "front");
+        assert_eq!(front, (0..front.len() as u64).collect::<Vec<_>>(), "{r}");
+    }
+}
+
 #[test]
 fn front_matter_stops_once_title_authors_and_year_are_sure() {
     let p = TestProject::new();
     p.add(PAPER, "a.pdf");
+    p.config("MATTER_CONFIG.front.stop_when_sure = true\n");
     let (out, records) = p.run_json(&["run"]);
     assert_eq!(out.status.code(), Some(0));
     let r = record_for(&records, "a.pdf");
@@ -167,7 +224,7 @@ fn front_matter_stops_once_title_authors_and_year_are_sure() {
 
     // Asking for more certainty than any value has reads up to the bound,
     // and only the pages not read before.
-    p.config("MIN_CONFIDENCE = 1.0\n");
+    p.config("MIN_CONFIDENCE = 1.0\nMATTER_CONFIG.front.stop_when_sure = true\n");
     let (_, records) = p.run_json(&["run"]);
     let r = record_for(&records, "a.pdf");
     assert_eq!(r["pages_read"]["front"].as_array().unwrap().len(), 8, "{r}");
