@@ -262,13 +262,14 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     if !update.appended.is_empty() {
         let mut t = fsutil::temp_in(&dir)
             .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-        t.write_all(&bytes)?;
-        t.write_all(&update.appended)?;
-        t.as_file().set_permissions(link.permissions())?;
-        t.as_file()
-            .sync_all()
-            .with_context(|| format!("syncing {}", t.path().display()))?;
-        let written = fs::read(t.path())?;
+        let tpath = t.path().to_path_buf();
+        t.write_all(&bytes)
+            .and_then(|()| t.write_all(&update.appended))
+            .and_then(|()| t.as_file().set_permissions(link.permissions()))
+            .and_then(|()| t.as_file().sync_all())
+            .with_context(|| format!("writing the new copy {}", tpath.display()))?;
+        let written =
+            fs::read(&tpath).with_context(|| format!("reading back {}", tpath.display()))?;
         if written.len() != bytes.len() + update.appended.len()
             || written[..bytes.len()] != bytes[..]
         {
@@ -286,7 +287,7 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     }
 
     // Nothing may have changed the original while we worked.
-    let now = fs::symlink_metadata(path)?;
+    let now = fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if now.len() != link.len() || now.modified().ok() != link.modified().ok() {
         bail!(
             "{} changed while it was being written; left as it is",
@@ -337,29 +338,65 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                 // Another file took the name since we looked (a parallel
                 // write of a duplicate): try the next number.
-                journal.record_abandoned(&entry.id)?;
+                journal
+                    .record_abandoned(&entry.id)
+                    .with_context(|| format!("writing the journal {}", journal.path().display()))?;
                 collision += 1;
                 target = free_name(&dir, path, meta, settings, &mut collision)?;
                 continue;
             }
             Err(e) => {
-                let _ = journal.record_abandoned(&entry.id);
-                return Err(e)
-                    .with_context(|| format!("moving the new {} into place", target.display()));
+                // Nothing took effect: the temporary copy is deleted when
+                // `temp` is dropped. A rename done as link + unlink (where
+                // the atomic rename is missing) may have left the second
+                // name: the same file, so removing it loses nothing.
+                if temp.is_none() && target != path && fsutil::same_file(path, &target) {
+                    let _ = fs::remove_file(&target);
+                }
+                let why = format!(
+                    "moving the new {} into place: {e}; {} is as it was",
+                    target.display(),
+                    path.display()
+                );
+                let _ = journal.record_failed(&entry.id, &why);
+                bail!(why);
             }
         }
-        fsutil::sync_dir(&dir)?;
         let renamed = target != path;
+        // From here on the library holds the new file. A step that fails
+        // now takes the write back, so that a failed write leaves the
+        // library as it was (and never a copy beside the original).
         if renamed && entry.temp_path.is_some() {
             // The new name exists and is durable; only now drop the old one.
-            fs::remove_file(path)
-                .with_context(|| format!("removing the old name {}", path.display()))?;
-            fsutil::sync_dir(&dir)?;
+            let dropped = fsutil::sync_dir(&dir)
+                .map_err(|e| format!("syncing the folder {} failed ({e})", dir.display()))
+                .and_then(|()| {
+                    fs::remove_file(path)
+                        .map_err(|e| format!("the old name could not be removed ({e})"))
+                });
+            if let Err(why) = dropped {
+                match undo::take_back_copy(&journal, &entry, &why) {
+                    Ok(told) | Err(told) => bail!(told),
+                }
+            }
         }
-
         let stem = stem_of(&target);
-        let (md, json) = write_annotations(&dir, &stem, &record)?;
-        journal.record_done(&entry.id)?;
+        let finished = fsutil::sync_dir(&dir)
+            .with_context(|| format!("syncing the folder {}", dir.display()))
+            .and_then(|()| write_annotations(&dir, &stem, &record));
+        let (md, json) = match finished {
+            Ok(paths) => paths,
+            Err(e) => bail!(undo::take_back_write(&journal, &entry, &format!("{e:#}"))),
+        };
+        let mut warnings = update.warnings;
+        if let Err(e) = journal.record_done(&entry.id) {
+            // The file is written and checked; the entry stays pending,
+            // and whatever reads the journal next settles it by hash.
+            warnings.push(format!(
+                "the write is done, but journaling it in {} failed: {e}",
+                journal.path().display()
+            ));
+        }
         return Ok(WriteOutcome::Written(Written {
             old_path: path.to_path_buf(),
             new_path: target,
@@ -368,7 +405,7 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             old_hash,
             new_hash,
             annotations: vec![md, json],
-            warnings: update.warnings,
+            warnings,
         }));
     }
 }
