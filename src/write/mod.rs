@@ -19,6 +19,13 @@
 //!   kill leaves the original or the new file; in the one window where both
 //!   names exist, the journal tells the next run ([`cleanup_leftovers`])
 //!   which one to keep, by hash.
+//! - **A failed write changes nothing**: when a step after the rename
+//!   fails (the old name cannot be removed — an immutable file, a folder
+//!   the user may not change — or an export cannot be written), the write
+//!   is taken back at once (the new copy removed, or the write undone) and
+//!   journaled `failed`; the error names the file and says what became of
+//!   it. Settling and undo handle each journal entry on its own, so one
+//!   file that cannot be changed never stops the others.
 //! - **Reversible**: every change is journaled (`journal.rs`) before it
 //!   happens; [`undo`] truncates to the original length, restores the old
 //!   name and removes the annotation exports the run created.
@@ -353,11 +360,11 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
                 if temp.is_none() && target != path && fsutil::same_file(path, &target) {
                     let _ = fs::remove_file(&target);
                 }
-                let why = format!(
-                    "moving the new {} into place: {e}; {} is as it was",
-                    target.display(),
-                    path.display()
-                );
+                let (p, t) = (path.display(), target.display());
+                let why = match entry.temp_path {
+                    Some(_) => format!("moving the new {t} into place: {e}; {p} is as it was"),
+                    None => format!("renaming {p} to {t}: {e}; {p} is as it was"),
+                };
                 let _ = journal.record_failed(&entry.id, &why);
                 bail!(why);
             }
@@ -507,7 +514,9 @@ fn create_missing_annotations(
         original_mtime: None,
         annotations: missing.clone(),
     };
-    journal.record_write(&entry)?;
+    journal
+        .record_write(&entry)
+        .with_context(|| format!("writing the journal {}", journal.path().display()))?;
     let mut record = job.record.clone();
     record.written = false;
     let mut created = Vec::new();
@@ -517,11 +526,16 @@ fn create_missing_annotations(
         } else {
             render_json(&record)
         };
-        fsutil::write_atomic(&a.path, content.as_bytes())
-            .with_context(|| format!("writing {}", a.path.display()))?;
+        if let Err(e) = fsutil::write_atomic(&a.path, content.as_bytes()) {
+            // The one written before goes again: a failure changes nothing.
+            let reason = format!("writing {}: {e}", a.path.display());
+            bail!(undo::take_back_write(journal, &entry, &reason));
+        }
         created.push(a.path.clone());
     }
-    journal.record_done(&entry.id)?;
+    journal
+        .record_done(&entry.id)
+        .with_context(|| format!("writing the journal {}", journal.path().display()))?;
     Ok(created)
 }
 

@@ -1237,7 +1237,7 @@ fn an_interrupted_write_that_cannot_be_finished_is_taken_back() {
     };
     let rep = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
     assert!(rep.problems.is_empty(), "{rep:?}");
-    assert_eq!(rep.abandoned, [a.path.clone()]);
+    assert_eq!(rep.abandoned, std::slice::from_ref(&a.path));
     assert!(
         rep.warnings
             .iter()

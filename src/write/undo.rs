@@ -6,6 +6,13 @@
 //! writes of one run, newest first, with the same write-temp-then-rename
 //! discipline as the write itself, and checks that every restored file has
 //! its original hash.
+//!
+//! Every entry is settled or undone on its own: a file that cannot be
+//! read, removed or replaced makes a problem naming it, and the other
+//! entries go on. A step that fails half way is settled at once from what
+//! is on disk, as after a kill, so no second copy of a PDF stays behind;
+//! undo's temporary copy has a name fixed by its entry
+//! ([`undo_temp_path`]), so whatever settles a killed undo deletes it.
 
 use super::fsutil::{self, TEMP_PREFIX};
 use super::journal::{self, Journal, State, WriteEntry};
@@ -277,6 +284,8 @@ pub(super) fn take_back_copy(
     why: &str,
 ) -> std::result::Result<String, String> {
     let (old, new) = (e.old_path.display(), e.new_path.display());
+    // Both names are in one folder: the new one by its file name.
+    let new_name = e.new_path.file_name().unwrap_or_default().to_string_lossy();
     match fs::remove_file(&e.new_path) {
         Ok(()) => {
             let _ = fsutil::sync_dir(&fsutil::parent_of(&e.new_path));
@@ -284,8 +293,8 @@ pub(super) fn take_back_copy(
             // of this write's; whatever is there of them goes too.
             let left = restore_annotations(e, &mut Vec::new());
             let mut told = format!(
-                "{old}: {why} after the write made {new}, so the write was taken back: \
-                 {new} was removed and {old} is as it was"
+                "{old}: {why}, so the write was taken back: its new copy {new_name:?} was \
+                 removed and the file is as it was"
             );
             for l in left {
                 told = format!("{told}; {l}");
