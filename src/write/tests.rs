@@ -1362,3 +1362,38 @@ fn undo_escapes_control_characters_in_file_names() {
     assert_eq!(u.problems.len(), 1, "{u:?}");
     assert!(!u.problems[0].contains('\n'), "{u:?}");
 }
+
+/// A read-only folder (as a user without root meets it): the write fails
+/// before it makes anything, names the folder, and the next write run's
+/// cleanup and undo are not stopped. Root writes there all the same, so
+/// there it is skipped (the immutable-file tests cover root).
+#[test]
+fn a_read_only_folder_fails_the_write_before_anything_is_made() {
+    use std::os::unix::fs::PermissionsExt;
+    let lib = Lib::new();
+    let s = settings();
+    let stuck = lib.add(CLASSIC, "ro/stuck.pdf");
+    let fine = lib.add(XREF_STREAM, "fine.pdf");
+    let before = lib.snapshot();
+    let ro = lib.data.join("ro");
+    let mode = |m| fs::set_permissions(&ro, fs::Permissions::from_mode(m)).unwrap();
+    mode(0o555);
+    if fs::write(ro.join("probe"), b"").is_ok() {
+        fs::remove_file(ro.join("probe")).unwrap();
+        mode(0o755);
+        eprintln!("skipped: a read-only folder does not stop this user (root)");
+        return;
+    }
+    let rec = record(&stuck, meta("Stuck", &["Ada Lovelace"]));
+    let msg = format!("{:#}", apply(&job(&lib, &stuck, &rec, &s, "r")).unwrap_err());
+    mode(0o755);
+    assert!(msg.contains(&*ro.to_string_lossy()), "{msg}");
+    assert_eq!(lib.snapshot(), before);
+    let w = written(run(&lib, &fine, meta("Fine", &["C D"]), &s, "r"));
+    let c = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert!(c.problems.is_empty(), "{c:?}");
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(u.restored, [(w.new_path, fine.path.clone())]);
+    assert_eq!(lib.snapshot(), before);
+}
