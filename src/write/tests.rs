@@ -1385,7 +1385,10 @@ fn a_read_only_folder_fails_the_write_before_anything_is_made() {
         return;
     }
     let rec = record(&stuck, meta("Stuck", &["Ada Lovelace"]));
-    let msg = format!("{:#}", apply(&job(&lib, &stuck, &rec, &s, "r")).unwrap_err());
+    let msg = format!(
+        "{:#}",
+        apply(&job(&lib, &stuck, &rec, &s, "r")).unwrap_err()
+    );
     mode(0o755);
     assert!(msg.contains(&*ro.to_string_lossy()), "{msg}");
     assert_eq!(lib.snapshot(), before);
