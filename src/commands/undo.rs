@@ -18,8 +18,8 @@ pub fn undo(setup: &Setup, run_id: Option<&str>) -> Result<ExitStatus> {
     match &report.run_id {
         None => println!("nothing to undo"),
         Some(id) => {
-            for (from, to) in &report.restored {
-                println!("{}  →  {}", from.display(), to.display());
+            for line in report.restored_lines() {
+                println!("{line}");
             }
             println!("undid {} writes of run {id}", report.restored.len());
         }

@@ -4,9 +4,12 @@
 //! had done the work:
 //!
 //! 1. [`survey`]: every shard `cache/shards/<N>/<I>/` must have a last run
-//!    that got to its end and processed every file it found; a shard that
-//!    never ran, was killed, or was stopped is named with what to do, and
-//!    nothing is merged unless `--allow-partial` says so.
+//!    that got to its end and processed every file it found, with records
+//!    that pass [`records::read`]'s checks (paths inside the library, of
+//!    this shard, as many as its summary counts; bounded sizes); a shard
+//!    that never ran, was killed, was stopped or left damaged records is
+//!    named with what to do, and nothing is merged unless
+//!    `--allow-partial` says so.
 //! 2. [`outputs`]: one new run folder under `cache/runs/` with the records
 //!    of all shards, their exports and diagnostics, the summed summary,
 //!    the review page and the shards' write journals (so that `undo`
@@ -26,6 +29,7 @@
 //! silently replaced by its results from the last one.
 
 mod outputs;
+mod records;
 
 use crate::exit::ExitStatus;
 use crate::project::Paths;
@@ -54,6 +58,8 @@ pub(crate) struct ShardRun {
     pub cache_dir: PathBuf,
     pub run: RunDir,
     pub end: RunEnd,
+    /// Its `records.jsonl`, checked.
+    pub records: records::ShardRecords,
 }
 
 /// `colophon merge`: the exit status is 0 when every shard was merged and
@@ -248,6 +254,18 @@ fn shard_run(cache_dir: &Path, shard: Shard) -> Result<ShardRun, String> {
             newest.id
         ));
     }
+    // Read by `read_end` whole: a link to a device, or a file no run
+    // writes, is refused before.
+    let end_file = run.path.join(crate::runs::RUN_END_FILE);
+    if let Ok(m) = std::fs::metadata(&end_file)
+        && (!m.is_file() || m.len() > MAX_END_BYTES)
+    {
+        return Err(format!(
+            "shard {shard}: {} is not a run summary (not a regular file, or over {MAX_END_BYTES} \
+             bytes): {again}",
+            end_file.display()
+        ));
+    }
     let Some(end) = run.read_end() else {
         return Err(format!(
             "shard {shard}: run {} has no {} (made by an older colophon?): {again}",
@@ -262,13 +280,18 @@ fn shard_run(cache_dir: &Path, shard: Shard) -> Result<ShardRun, String> {
             run.id
         ));
     }
+    let records = records::read(&run.path.join("records.jsonl"), shard, end.summary.files)?;
     Ok(ShardRun {
         shard,
         cache_dir: dir,
         run,
         end,
+        records,
     })
 }
+
+/// The largest `summary.json` merge reads (a run writes about 2 KB).
+const MAX_END_BYTES: u64 = 1 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -289,6 +312,7 @@ mod tests {
     ) -> RunDir {
         let dir = shard.cache_dir(cache);
         let run = RunDir::create(&dir).unwrap();
+        std::fs::write(run.path.join("records.jsonl"), "").unwrap();
         if let Some(complete) = complete {
             run.write_end(&RunEnd {
                 run_id: run.id.clone(),

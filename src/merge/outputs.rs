@@ -11,9 +11,10 @@ use crate::project::Paths;
 use crate::report::Summary;
 use crate::runs::{RunDir, RunEnd};
 use crate::settings::Settings;
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use std::fmt::Write as _;
 use std::fs;
+use std::io::Write as _;
 use std::path::Path;
 
 /// The merged run, before `latest` points at it.
@@ -78,42 +79,36 @@ pub(super) fn write(
 }
 
 /// Writes the records of every shard's run to `dest`, sorted by path.
-/// Every record must belong to the shard that made it: one that does not
-/// means the shard ran with another count (or an older colophon), and
-/// merging it could count a file twice.
+/// They were checked when the shards were surveyed ([`super::records`]):
+/// each line is read again from its shard's file, so that only the paths
+/// are held in memory.
 fn records(parts: &[ShardRun], dest: &Path) -> Result<()> {
-    #[derive(serde::Deserialize)]
-    struct PathOnly {
-        path: String,
-    }
-    let mut lines: Vec<(String, String)> = Vec::new();
-    for part in parts {
-        let file = part.run.path.join("records.jsonl");
-        let text =
-            fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let PathOnly { path } = serde_json::from_str(line)
-                .with_context(|| format!("reading a record of {}", file.display()))?;
-            if !part.shard.contains(Path::new(&path)) {
-                bail!(
-                    "{path} in the records of shard {} ({}) belongs to shard {}/{}: was that \
-                     run made with another number of shards? Run the shard again",
-                    part.shard,
-                    file.display(),
-                    crate::shard::shard_of(Path::new(&path), part.shard.count),
-                    part.shard.count
-                );
-            }
-            lines.push((path, line.to_string()));
+    let mut order: Vec<(&str, usize, usize)> = Vec::new();
+    for (p, part) in parts.iter().enumerate() {
+        for (i, e) in part.records.entries.iter().enumerate() {
+            order.push((&e.path, p, i));
         }
     }
-    lines.sort();
-    let mut out = String::new();
-    for (_, line) in lines {
-        out.push_str(&line);
-        out.push('\n');
+    order.sort_unstable();
+    let mut files = parts
+        .iter()
+        .map(|part| {
+            let file = &part.records.file;
+            fs::File::open(file).with_context(|| format!("reading {}", file.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let out = fs::File::create(dest).with_context(|| format!("writing {}", dest.display()))?;
+    let mut out = std::io::BufWriter::new(out);
+    for (_, p, i) in order {
+        let records = &parts[p].records;
+        let line = records
+            .line(&mut files[p], &records.entries[i])
+            .with_context(|| format!("reading {}", records.file.display()))?;
+        out.write_all(&line)?;
+        out.write_all(b"\n")?;
     }
-    fs::write(dest, out).with_context(|| format!("writing {}", dest.display()))
+    out.flush()
+        .with_context(|| format!("writing {}", dest.display()))
 }
 
 /// Hard-links (or copies) every file under `from` to the same place under

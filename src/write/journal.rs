@@ -5,8 +5,9 @@
 //!
 //! A file's write is a [`WriteEntry`] followed by events naming its `id`:
 //! `done` (finished), `abandoned` (never took effect, e.g. the rename lost
-//! a race), `undo-begin` and `undone`. The last event decides the entry's
-//! [`State`]. A line cut short by a crash is ignored, and the next append
+//! a race), `failed` (an error stopped it and what it had made was taken
+//! back, with the reason), `undo-begin` and `undone`. The last event
+//! decides the entry's [`State`]. A line cut short by a crash is ignored, and the next append
 //! starts on a fresh line.
 //!
 //! Paths are stored relative to the project root (the cache folder's
@@ -22,6 +23,7 @@
 //! to `<run-id>.jsonl.damaged` so that they are reported once, not on
 //! every run.
 
+use crate::util::relpath::{RelPathError, library_relative};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -69,6 +71,7 @@ enum Line {
     Write(Box<WriteEntry>),
     Done { id: String },
     Abandoned { id: String },
+    Failed { id: String, reason: String },
     UndoBegin { id: String },
     Undone { id: String },
 }
@@ -80,6 +83,10 @@ pub enum State {
     Pending,
     Done,
     Abandoned,
+    /// An error stopped the write (or a crash left it half done and it
+    /// could not be finished) and the library was put back as it was: never
+    /// in effect, nothing to undo.
+    Failed,
     /// Undo started, not known to be finished.
     Undoing,
     Undone,
@@ -166,6 +173,12 @@ impl Journal {
     }
     pub(crate) fn record_abandoned(&self, id: &str) -> io::Result<()> {
         self.append(&Line::Abandoned { id: id.into() })
+    }
+    pub(crate) fn record_failed(&self, id: &str, reason: &str) -> io::Result<()> {
+        self.append(&Line::Failed {
+            id: id.into(),
+            reason: reason.into(),
+        })
     }
     pub(crate) fn record_undo_begin(&self, id: &str) -> io::Result<()> {
         self.append(&Line::UndoBegin { id: id.into() })
@@ -292,6 +305,7 @@ impl Journal {
                 }
                 Line::Done { id } => (id, State::Done),
                 Line::Abandoned { id } => (id, State::Abandoned),
+                Line::Failed { id, .. } => (id, State::Failed),
                 Line::UndoBegin { id } => (id, State::Undoing),
                 Line::Undone { id } => (id, State::Undone),
             };
@@ -322,6 +336,21 @@ impl Journal {
         e.temp_path = stored.temp_path.as_deref().map(abs).transpose()?;
         for a in &mut e.annotations {
             a.path = abs(&a.path)?;
+        }
+        // Settling and undo delete a write's temporary file and the
+        // annotation exports it created: an entry whose paths are anything
+        // else (an edited journal) must never make them delete a PDF.
+        if let Some(t) = &e.temp_path
+            && !super::fsutil::is_temp_file(t)
+        {
+            return Err(format!("{} is not a colophon temporary file", t.display()));
+        }
+        if let Some(a) = e.annotations.iter().find(|a| {
+            let name = a.path.to_string_lossy();
+            !name.ends_with(crate::name::ANN_MD_SUFFIX)
+                && !name.ends_with(crate::name::ANN_JSON_SUFFIX)
+        }) {
+            return Err(format!("{} is not an annotation export", a.path.display()));
         }
         Ok(e)
     }
@@ -436,18 +465,20 @@ fn resolve_in(root: &Path, stored: &Path) -> Result<PathBuf, String> {
             )),
         };
     }
-    if stored
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)))
-        && stored.components().next().is_some()
+    // Paths from disk may have been edited: normalised, and refused when
+    // they climb out of the root (the ground floor's rule for every path
+    // read back from a file).
+    match stored
+        .to_str()
+        .ok_or(RelPathError::Nul)
+        .and_then(library_relative)
     {
-        Ok(root.join(stored))
-    } else {
-        Err(format!(
-            "{} leaves this project ({})",
+        Ok(rel) => Ok(root.join(rel)),
+        Err(why) => Err(format!(
+            "{} is not a path inside this project ({}): {why}",
             stored.display(),
             root.display()
-        ))
+        )),
     }
 }
 
@@ -621,7 +652,7 @@ mod tests {
             .collect();
         assert_eq!(refused, [("b", State::Done), ("c", State::Pending)]);
         assert!(c.refused[0].2.contains("outside this project"), "{c:?}");
-        assert!(c.refused[1].2.contains("leaves this project"), "{c:?}");
+        assert!(c.refused[1].2.contains("leaves the library"), "{c:?}");
         assert!(c.damaged.is_empty());
     }
 

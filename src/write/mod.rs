@@ -19,6 +19,13 @@
 //!   kill leaves the original or the new file; in the one window where both
 //!   names exist, the journal tells the next run ([`cleanup_leftovers`])
 //!   which one to keep, by hash.
+//! - **A failed write changes nothing**: when a step after the rename
+//!   fails (the old name cannot be removed — an immutable file, a folder
+//!   the user may not change — or an export cannot be written), the write
+//!   is taken back at once (the new copy removed, or the write undone) and
+//!   journaled `failed`; the error names the file and says what became of
+//!   it. Settling and undo handle each journal entry on its own, so one
+//!   file that cannot be changed never stops the others.
 //! - **Reversible**: every change is journaled (`journal.rs`) before it
 //!   happens; [`undo`] truncates to the original length, restores the old
 //!   name and removes the annotation exports the run created.
@@ -261,13 +268,14 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     if !update.appended.is_empty() {
         let mut t = fsutil::temp_in(&dir)
             .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-        t.write_all(&bytes)?;
-        t.write_all(&update.appended)?;
-        t.as_file().set_permissions(link.permissions())?;
-        t.as_file()
-            .sync_all()
-            .with_context(|| format!("syncing {}", t.path().display()))?;
-        let written = fs::read(t.path())?;
+        let tpath = t.path().to_path_buf();
+        t.write_all(&bytes)
+            .and_then(|()| t.write_all(&update.appended))
+            .and_then(|()| t.as_file().set_permissions(link.permissions()))
+            .and_then(|()| t.as_file().sync_all())
+            .with_context(|| format!("writing the new copy {}", tpath.display()))?;
+        let written =
+            fs::read(&tpath).with_context(|| format!("reading back {}", tpath.display()))?;
         if written.len() != bytes.len() + update.appended.len()
             || written[..bytes.len()] != bytes[..]
         {
@@ -285,7 +293,7 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     }
 
     // Nothing may have changed the original while we worked.
-    let now = fs::symlink_metadata(path)?;
+    let now = fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if now.len() != link.len() || now.modified().ok() != link.modified().ok() {
         bail!(
             "{} changed while it was being written; left as it is",
@@ -336,29 +344,65 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                 // Another file took the name since we looked (a parallel
                 // write of a duplicate): try the next number.
-                journal.record_abandoned(&entry.id)?;
+                journal
+                    .record_abandoned(&entry.id)
+                    .with_context(|| format!("writing the journal {}", journal.path().display()))?;
                 collision += 1;
                 target = free_name(&dir, path, meta, settings, &mut collision)?;
                 continue;
             }
             Err(e) => {
-                let _ = journal.record_abandoned(&entry.id);
-                return Err(e)
-                    .with_context(|| format!("moving the new {} into place", target.display()));
+                // Nothing took effect: the temporary copy is deleted when
+                // `temp` is dropped. A rename done as link + unlink (where
+                // the atomic rename is missing) may have left the second
+                // name: the same file, so removing it loses nothing.
+                if temp.is_none() && target != path && fsutil::same_file(path, &target) {
+                    let _ = fs::remove_file(&target);
+                }
+                let (p, t) = (path.display(), target.display());
+                let why = match entry.temp_path {
+                    Some(_) => format!("moving the new {t} into place: {e}; {p} is as it was"),
+                    None => format!("renaming {p} to {t}: {e}; {p} is as it was"),
+                };
+                let _ = journal.record_failed(&entry.id, &why);
+                bail!(why);
             }
         }
-        fsutil::sync_dir(&dir)?;
         let renamed = target != path;
+        // From here on the library holds the new file. A step that fails
+        // now takes the write back, so that a failed write leaves the
+        // library as it was (and never a copy beside the original).
         if renamed && entry.temp_path.is_some() {
             // The new name exists and is durable; only now drop the old one.
-            fs::remove_file(path)
-                .with_context(|| format!("removing the old name {}", path.display()))?;
-            fsutil::sync_dir(&dir)?;
+            let dropped = fsutil::sync_dir(&dir)
+                .map_err(|e| format!("syncing the folder {} failed ({e})", dir.display()))
+                .and_then(|()| {
+                    fs::remove_file(path)
+                        .map_err(|e| format!("the old name could not be removed ({e})"))
+                });
+            if let Err(why) = dropped {
+                match undo::take_back_copy(&journal, &entry, &why) {
+                    Ok(told) | Err(told) => bail!(told),
+                }
+            }
         }
-
         let stem = stem_of(&target);
-        let (md, json) = write_annotations(&dir, &stem, &record)?;
-        journal.record_done(&entry.id)?;
+        let finished = fsutil::sync_dir(&dir)
+            .with_context(|| format!("syncing the folder {}", dir.display()))
+            .and_then(|()| write_annotations(&dir, &stem, &record));
+        let (md, json) = match finished {
+            Ok(paths) => paths,
+            Err(e) => bail!(undo::take_back_write(&journal, &entry, &format!("{e:#}"))),
+        };
+        let mut warnings = update.warnings;
+        if let Err(e) = journal.record_done(&entry.id) {
+            // The file is written and checked; the entry stays pending,
+            // and whatever reads the journal next settles it by hash.
+            warnings.push(format!(
+                "the write is done, but journaling it in {} failed: {e}",
+                journal.path().display()
+            ));
+        }
         return Ok(WriteOutcome::Written(Written {
             old_path: path.to_path_buf(),
             new_path: target,
@@ -367,7 +411,7 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             old_hash,
             new_hash,
             annotations: vec![md, json],
-            warnings: update.warnings,
+            warnings,
         }));
     }
 }
@@ -469,7 +513,9 @@ fn create_missing_annotations(
         original_mtime: None,
         annotations: missing.clone(),
     };
-    journal.record_write(&entry)?;
+    journal
+        .record_write(&entry)
+        .with_context(|| format!("writing the journal {}", journal.path().display()))?;
     let mut record = job.record.clone();
     record.written = false;
     let mut created = Vec::new();
@@ -479,11 +525,16 @@ fn create_missing_annotations(
         } else {
             render_json(&record)
         };
-        fsutil::write_atomic(&a.path, content.as_bytes())
-            .with_context(|| format!("writing {}", a.path.display()))?;
+        if let Err(e) = fsutil::write_atomic(&a.path, content.as_bytes()) {
+            // The one written before goes again: a failure changes nothing.
+            let reason = format!("writing {}: {e}", a.path.display());
+            bail!(undo::take_back_write(journal, &entry, &reason));
+        }
         created.push(a.path.clone());
     }
-    journal.record_done(&entry.id)?;
+    journal
+        .record_done(&entry.id)
+        .with_context(|| format!("writing the journal {}", journal.path().display()))?;
     Ok(created)
 }
 

@@ -990,3 +990,413 @@ fn template_change_renames_without_touching_content() {
     assert!(u.problems.is_empty(), "{u:?}");
     assert_eq!(lib.snapshot(), after1);
 }
+
+// ---- hostile file systems (issue 38) --------------------------------------
+
+/// Files made immutable (`chattr +i`: neither root nor the owner may
+/// remove, rename or replace them) for as long as the guard lives.
+struct Immutable(Vec<PathBuf>);
+
+impl Immutable {
+    /// `None` where the flag cannot be set (not root, or a file system
+    /// without it): the caller says it skipped.
+    fn set(paths: &[&Path]) -> Option<Immutable> {
+        let guard = Immutable(paths.iter().map(|p| p.to_path_buf()).collect());
+        let set = Command::new("chattr")
+            .arg("+i")
+            .args(paths)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        set.then_some(guard)
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").args(&self.0).status();
+    }
+}
+
+fn skipped(what: &str) {
+    eprintln!("skipped: `chattr +i` is not permitted here, so {what} cannot be built");
+}
+
+fn job<'a>(
+    lib: &'a Lib,
+    file: &'a PdfFile,
+    rec: &'a Record,
+    s: &'a Settings,
+    run_id: &'a str,
+) -> WriteJob<'a> {
+    WriteJob {
+        file,
+        expected_hash: fsutil::hash_file(&file.path).unwrap().0,
+        record: rec,
+        settings: s,
+        cache_dir: &lib.cache,
+        run_id,
+    }
+}
+
+fn states(lib: &Lib, run_id: &str) -> Vec<State> {
+    Journal::for_run(&lib.cache, run_id)
+        .entries()
+        .unwrap()
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// Issue 38, 1: the old name of a renamed PDF cannot be removed. The
+/// write used to leave its new copy beside the original, and every later
+/// cleanup and undo stopped at "Operation not permitted" with no path.
+#[test]
+fn a_pdf_that_cannot_be_renamed_is_left_as_it_was_and_blocks_nothing() {
+    let lib = Lib::new();
+    let s = settings();
+    let stuck = lib.add(CLASSIC, "shelf/stuck.pdf");
+    let fine = lib.add(XREF_STREAM, "shelf/fine.pdf");
+    let before = lib.snapshot();
+    let Some(guard) = Immutable::set(&[&stuck.path]) else {
+        return skipped("a PDF that cannot be renamed");
+    };
+    let rec = record(&stuck, meta("Stuck", &["Ada Lovelace"]));
+    let err = apply(&job(&lib, &stuck, &rec, &s, "r")).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains(&*stuck.path.to_string_lossy())
+            && msg.contains("could not be removed")
+            && msg.contains("is as it was"),
+        "{msg}"
+    );
+    assert_eq!(lib.snapshot(), before, "no copy beside the original");
+    assert_eq!(states(&lib, "r"), [State::Failed]);
+
+    // The same run goes on with the next PDF.
+    let w = written(run(
+        &lib,
+        &fine,
+        meta("Fine", &["Charles Babbage"]),
+        &s,
+        "r",
+    ));
+    assert!(w.renamed && w.metadata_updated);
+    // The next run's cleanup and the undo are not stopped.
+    let c = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert!(c.problems.is_empty() && c.completed.is_empty(), "{c:?}");
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(u.restored, [(w.new_path.clone(), fine.path.clone())]);
+    assert_eq!(lib.snapshot(), before);
+    drop(guard);
+}
+
+/// The same PDF keeps its name but cannot be replaced: nothing changes.
+#[test]
+fn a_pdf_that_cannot_be_replaced_is_left_as_it_was() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "x.pdf");
+    let w1 = written(run(&lib, &f, meta("Kept", &["Ada Lovelace"]), &s, "r1"));
+    let f2 = PdfFile {
+        path: w1.new_path.clone(),
+        rel: PathBuf::from(w1.new_path.file_name().unwrap()),
+        ..f.clone()
+    };
+    let after1 = lib.snapshot();
+    let Some(guard) = Immutable::set(&[&f2.path]) else {
+        return skipped("a PDF that cannot be replaced");
+    };
+    let mut m2 = meta("Kept", &["Ada Lovelace"]);
+    m2.publisher = Some("Other House".into());
+    let rec = record(&f2, m2);
+    let msg = format!("{:#}", apply(&job(&lib, &f2, &rec, &s, "r2")).unwrap_err());
+    assert!(
+        msg.contains(&*f2.path.to_string_lossy()) && msg.contains("is as it was"),
+        "{msg}"
+    );
+    assert_eq!(lib.snapshot(), after1);
+    assert_eq!(states(&lib, "r2"), [State::Failed]);
+    drop(guard);
+    // The failed run has nothing to undo; the first one is undone.
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.run_id.as_deref(), Some("r1"), "{u:?}");
+    assert!(u.problems.is_empty(), "{u:?}");
+}
+
+/// An annotation export that cannot be replaced fails the write after the
+/// PDF was written and renamed: the write is taken back whole.
+#[test]
+fn an_export_that_cannot_be_written_takes_the_whole_write_back() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "x.pdf");
+    // The name the write will give, and an export already beside it.
+    let m = meta("Blocked Export", &["Ada Lovelace"]);
+    let name = name::numbered_filename(&m, &s, 1).unwrap();
+    let stem = name.strip_suffix(name::PDF_EXT).unwrap();
+    let (md, _) = annotation_paths(&lib.data, stem);
+    fs::write(&md, "the user's notes").unwrap();
+    let before = lib.snapshot();
+    let Some(guard) = Immutable::set(&[&md]) else {
+        return skipped("an export that cannot be replaced");
+    };
+    let rec = record(&f, m);
+    let msg = format!("{:#}", apply(&job(&lib, &f, &rec, &s, "r")).unwrap_err());
+    assert!(
+        msg.contains(&*md.to_string_lossy()) && msg.contains("the write was taken back"),
+        "{msg}"
+    );
+    assert_eq!(lib.snapshot(), before);
+    assert_eq!(states(&lib, "r"), [State::Failed]);
+    drop(guard);
+    assert_eq!(fs::read_to_string(&md).unwrap(), "the user's notes");
+}
+
+/// Undo of a run where one written file cannot be removed: the others are
+/// undone, that one is named and stays written (no second copy under its
+/// old name), and a later undo finishes it.
+#[test]
+fn undo_goes_on_past_a_file_it_cannot_remove() {
+    let lib = Lib::new();
+    let s = settings();
+    let a = lib.add(CLASSIC, "a.pdf");
+    let b = lib.add(XREF_STREAM, "b.pdf");
+    let c = lib.add(XREF_STREAM_NO_INFO, "c.pdf");
+    let original = lib.snapshot();
+    let wa = written(run(&lib, &a, meta("Alpha", &["A B"]), &s, "r"));
+    let wb = written(run(&lib, &b, meta("Beta", &["C D"]), &s, "r"));
+    let wc = written(run(&lib, &c, meta("Gamma", &["E F"]), &s, "r"));
+    let written_state = lib.snapshot();
+    let Some(guard) = Immutable::set(&[&wb.new_path]) else {
+        return skipped("a written file that cannot be removed");
+    };
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.problems.len(), 1, "{u:?}");
+    assert!(
+        u.problems[0].contains(&*wb.new_path.to_string_lossy()),
+        "{u:?}"
+    );
+    assert_eq!(
+        u.restored,
+        [
+            (wc.new_path.clone(), c.path.clone()),
+            (wa.new_path.clone(), a.path.clone())
+        ]
+    );
+    assert!(!b.path.exists(), "no restored copy beside the written file");
+    let rel = |p: &Path| {
+        p.strip_prefix(&lib.data)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    assert_eq!(
+        lib.snapshot()[&rel(&wb.new_path)],
+        written_state[&rel(&wb.new_path)]
+    );
+    assert_eq!(
+        states(&lib, "r"),
+        [State::Undone, State::Done, State::Undone]
+    );
+    // The same with a metadata-only undo over the file in place would be
+    // refused the same way; here the file is freed and undone.
+    drop(guard);
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(u.restored, [(wb.new_path.clone(), b.path.clone())]);
+    assert_eq!(lib.snapshot(), original);
+}
+
+/// A kill between "new name made" and "old name removed", then the old
+/// name cannot be removed: the next run takes the write back instead of
+/// stopping with an error.
+#[test]
+fn an_interrupted_write_that_cannot_be_finished_is_taken_back() {
+    let lib = Lib::new();
+    let s = settings();
+    let a = lib.add(CLASSIC, "a/orig.pdf");
+    let copy = fs::read(&a.path).unwrap();
+    let before = lib.snapshot();
+    let other = lib.add(XREF_STREAM, "b/other.pdf");
+    let wa = written(run(&lib, &a, meta("Alpha", &["A B"]), &s, "crash"));
+    let wo = written(run(&lib, &other, meta("Other", &["C D"]), &s, "crash"));
+    fs::write(&a.path, &copy).unwrap(); // the old name back, as before the unlink
+    let j = Journal::for_run(&lib.cache, "crash");
+    let first_id = j.entries().unwrap()[0].0.id.clone();
+    let text: String = fs::read_to_string(j.path())
+        .unwrap()
+        .lines()
+        .filter(|l| !(l.contains("\"done\"") && l.contains(&first_id)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(j.path(), text).unwrap();
+    let Some(guard) = Immutable::set(&[&a.path]) else {
+        return skipped("an old name that cannot be removed");
+    };
+    let rep = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert!(rep.problems.is_empty(), "{rep:?}");
+    assert_eq!(rep.abandoned, std::slice::from_ref(&a.path));
+    assert!(
+        rep.warnings
+            .iter()
+            .any(|w| w.contains(&*a.path.to_string_lossy()) && w.contains("taken back")),
+        "{rep:?}"
+    );
+    assert!(!wa.new_path.exists() && a.path.exists());
+    assert_eq!(states(&lib, "crash"), [State::Failed, State::Done]);
+    // The undo of that run reverts the other write.
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(u.restored, [(wo.new_path.clone(), other.path.clone())]);
+    drop(guard);
+    let mut expected = before;
+    expected.insert(
+        "b/other.pdf".into(),
+        fsutil::hash_bytes(&fs::read(fixture(XREF_STREAM)).unwrap()).hex(),
+    );
+    assert_eq!(lib.snapshot(), expected);
+}
+
+/// Issue 38, small: a kill during undo left its truncated copy of the PDF
+/// in `data/`. Its name is fixed by the journal entry, so the next undo
+/// deletes it (and finishes the undo).
+#[test]
+fn a_killed_undo_leaves_no_copy_behind_after_the_next_undo() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "shelf/a.pdf");
+    let original = lib.snapshot();
+    let w = written(run(&lib, &f, meta("Alpha", &["A B"]), &s, "r"));
+    let j = Journal::for_run(&lib.cache, "r");
+    let (entry, _) = j.entries().unwrap().remove(0);
+    // What a kill leaves after `undo-begin`: the copy, not yet renamed.
+    j.record_undo_begin(&entry.id).unwrap();
+    let leftover = undo::undo_temp_path(&entry);
+    assert!(is_temp_file(&leftover));
+    assert_eq!(leftover.parent(), f.path.parent());
+    fs::write(&leftover, fs::read(fixture(CLASSIC)).unwrap()).unwrap();
+
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert!(!leftover.exists());
+    assert!(!w.new_path.exists());
+    assert_eq!(lib.snapshot(), original);
+}
+
+/// An edited journal whose temporary file or annotation export names a
+/// PDF never makes settling or undo delete that PDF.
+#[test]
+fn a_journal_naming_a_pdf_as_its_temporary_file_is_refused() {
+    let lib = Lib::new();
+    let s = settings();
+    let victim = lib.add(CLASSIC, "victim.pdf");
+    let before = lib.snapshot();
+    let j = Journal::for_run(&lib.cache, "edited");
+    let h = fsutil::hash_file(&victim.path).unwrap().0.hex();
+    let entry = |id: &str, temp: Option<PathBuf>, ann: PathBuf| journal::WriteEntry {
+        id: id.into(),
+        run_id: "edited".into(),
+        ts_ms: 1,
+        old_path: lib.data.join("gone.pdf"),
+        new_path: lib.data.join("also-gone.pdf"),
+        temp_path: temp,
+        old_hash: h.clone(),
+        new_hash: h.clone(),
+        original_len: 1,
+        new_len: 1,
+        original_mtime: None,
+        annotations: vec![journal::AnnotationBackup {
+            path: ann,
+            previous_base64: None,
+        }],
+    };
+    let ann = lib.data.join("x--ann.md");
+    j.record_write(&entry("t", Some(victim.path.clone()), ann.clone()))
+        .unwrap();
+    j.record_write(&entry("a", None, victim.path.clone()))
+        .unwrap();
+    j.record_done("a").unwrap();
+    let c = j.read().unwrap();
+    assert!(c.entries.is_empty(), "{c:?}");
+    assert!(
+        c.refused[0].2.contains("not a colophon temporary file"),
+        "{c:?}"
+    );
+    assert!(c.refused[1].2.contains("not an annotation export"), "{c:?}");
+    let rep = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert_eq!(rep.problems.len(), 1, "{rep:?}");
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(
+        u.problems
+            .iter()
+            .any(|p| p.contains("not an annotation export")),
+        "{u:?}"
+    );
+    assert_eq!(lib.snapshot(), before);
+}
+
+/// Issue 38, small: names with newlines and escape sequences are escaped
+/// in what undo prints, as in the run's table.
+#[test]
+fn undo_escapes_control_characters_in_file_names() {
+    let lib = Lib::new();
+    let s = settings();
+    let f = lib.add(CLASSIC, "two\nlines\x1b[31m.pdf");
+    let w = written(run(&lib, &f, meta("Alpha", &["A B"]), &s, "r"));
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.restored, [(w.new_path.clone(), f.path.clone())]);
+    let lines = u.restored_lines();
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].ends_with("two\\nlines\\x1b[31m.pdf") && !lines[0].contains('\x1b'),
+        "{lines:?}"
+    );
+    // A problem quoting such a name is escaped as well.
+    let g = lib.add(CLASSIC, "again\n.pdf");
+    let wg = written(run(&lib, &g, meta("Beta", &["A B"]), &s, "r2"));
+    fs::write(&wg.new_path, b"edited by the user").unwrap();
+    fs::write(&g.path, b"and the old name taken again").unwrap();
+    let u = undo(&lib.cache, None).unwrap();
+    assert_eq!(u.problems.len(), 1, "{u:?}");
+    assert!(!u.problems[0].contains('\n'), "{u:?}");
+}
+
+/// A read-only folder (as a user without root meets it): the write fails
+/// before it makes anything, names the folder, and the next write run's
+/// cleanup and undo are not stopped. Root writes there all the same, so
+/// there it is skipped (the immutable-file tests cover root).
+#[test]
+fn a_read_only_folder_fails_the_write_before_anything_is_made() {
+    use std::os::unix::fs::PermissionsExt;
+    let lib = Lib::new();
+    let s = settings();
+    let stuck = lib.add(CLASSIC, "ro/stuck.pdf");
+    let fine = lib.add(XREF_STREAM, "fine.pdf");
+    let before = lib.snapshot();
+    let ro = lib.data.join("ro");
+    let mode = |m| fs::set_permissions(&ro, fs::Permissions::from_mode(m)).unwrap();
+    mode(0o555);
+    if fs::write(ro.join("probe"), b"").is_ok() {
+        fs::remove_file(ro.join("probe")).unwrap();
+        mode(0o755);
+        eprintln!("skipped: a read-only folder does not stop this user (root)");
+        return;
+    }
+    let rec = record(&stuck, meta("Stuck", &["Ada Lovelace"]));
+    let msg = format!(
+        "{:#}",
+        apply(&job(&lib, &stuck, &rec, &s, "r")).unwrap_err()
+    );
+    mode(0o755);
+    assert!(msg.contains(&*ro.to_string_lossy()), "{msg}");
+    assert_eq!(lib.snapshot(), before);
+    let w = written(run(&lib, &fine, meta("Fine", &["C D"]), &s, "r"));
+    let c = cleanup_leftovers(&lib.data, &lib.cache, &s).unwrap();
+    assert!(c.problems.is_empty(), "{c:?}");
+    let u = undo(&lib.cache, None).unwrap();
+    assert!(u.problems.is_empty(), "{u:?}");
+    assert_eq!(u.restored, [(w.new_path, fine.path.clone())]);
+    assert_eq!(lib.snapshot(), before);
+}

@@ -797,3 +797,104 @@ fn turned_text_reads_in_its_own_direction() {
         assert!(text.lines().any(|l| l == line), "{line:?} not in:\n{text}");
     }
 }
+
+/// `chattr +i` on `path` until dropped; `None` where it is not permitted
+/// (not root, or a file system without the flag).
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    fn set(path: &std::path::Path) -> Option<Immutable> {
+        let guard = Immutable(path.to_path_buf());
+        std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            .then_some(guard)
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Issue 38, 1, as a user meets it: one PDF of the library cannot be
+/// renamed (immutable). `run --write` fails that one (naming it, exit 1)
+/// and leaves no copy beside it; the next `run --write` and `undo` are not
+/// stopped by it, and undo gives back everything else.
+#[test]
+fn a_pdf_that_cannot_be_renamed_fails_alone_and_undo_reverts_the_rest() {
+    let p = TestProject::new();
+    let stuck = p.add(BOOK, "stuck/b.pdf");
+    p.add(BOOK, "fine/b.pdf");
+    let before = p.snapshot();
+    let Some(guard) = Immutable::set(&stuck) else {
+        eprintln!("skipped: `chattr +i` is not permitted here");
+        return;
+    };
+    let out = p.cmd().args(["run", "--write"]).output().unwrap();
+    let err = util::stderr(&out);
+    util::assert_exit(&out, 1);
+    assert!(
+        err.lines()
+            .any(|l| l.contains(&*stuck.to_string_lossy()) && l.contains("is as it was")),
+        "{err}"
+    );
+    let stuck_dir: Vec<String> = std::fs::read_dir(stuck.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(stuck_dir, ["b.pdf"], "nothing made beside it");
+    assert!(
+        std::fs::read_dir(p.data().join("fine")).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("Weaving")),
+        "the other PDF is written"
+    );
+
+    // Again: the same failure, named, and nothing else.
+    let out = p.cmd().args(["run", "--write"]).output().unwrap();
+    let err = util::stderr(&out);
+    util::assert_exit(&out, 1);
+    assert!(!err.contains("colophon: Operation not permitted"), "{err}");
+    assert!(err.contains(&*stuck.to_string_lossy()), "{err}");
+
+    let out = p.cmd().arg("undo").output().unwrap();
+    util::assert_exit(&out, 0);
+    assert!(
+        util::stdout(&out).contains("undid 1 writes"),
+        "{}",
+        util::stdout(&out)
+    );
+    drop(guard);
+    assert_eq!(p.snapshot(), before, "the library is as it was");
+}
+
+/// Issue 38, small: `undo` printed file names raw, so a name with a
+/// newline or an escape sequence split its line or drove the terminal.
+#[test]
+fn undo_prints_file_names_with_control_characters_escaped() {
+    let p = TestProject::new();
+    p.add(BOOK, "odd\nname\x1b[2J.pdf");
+    let before = p.snapshot();
+    let out = p.cmd().args(["run", "--write", "-q"]).output().unwrap();
+    util::assert_exit(&out, 0);
+    let out = p.cmd().arg("undo").output().unwrap();
+    util::assert_exit(&out, 0);
+    let text = util::stdout(&out);
+    assert!(!text.contains('\x1b'), "{text:?}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("→") && l.ends_with("odd\\nname\\x1b[2J.pdf")),
+        "{text:?}"
+    );
+    assert_eq!(p.snapshot(), before);
+}

@@ -428,3 +428,94 @@ fn merge_names_a_shard_whose_last_run_is_an_earlier_jobs() {
         util::stdout(&out)
     );
 }
+
+/// Issue 38, 2: `merge` trusted what shards wrote. Each of four shards
+/// here leaves damaged records: a path climbing out of the library (which
+/// an export would turn into a file outside its folder), an emptied file
+/// (merged as "6 records" while one was written), a link to `/dev/zero`
+/// and a 3 GB line of NUL bytes (which were read whole, into memory).
+/// Each is a failed shard, named with its file; nothing is merged; run
+/// again, the shards merge.
+#[test]
+fn merge_refuses_shards_whose_records_are_damaged() {
+    let p = TestProject::new();
+    library(&p);
+    for out in run_shards(&p, 4, &[]) {
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            util::stderr(&out)
+        );
+    }
+    let records = |i: u32| {
+        let run = p.root().join(format!("cache/shards/4/{i}/runs/latest"));
+        std::fs::canonicalize(run).unwrap().join("records.jsonl")
+    };
+    let files: Vec<_> = (0..4).map(records).collect();
+    // Shard 0: one record's path leaves the library (count unchanged).
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[0]["path"] = "../../../../../x.pdf".into();
+    let text: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(&files[0], text).unwrap();
+    // Shard 1: emptied.
+    std::fs::write(&files[1], "").unwrap();
+    // Shard 2: a link to an endless device.
+    std::fs::remove_file(&files[2]).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &files[2]).unwrap();
+    // Shard 3: a 3 GB line of NUL bytes (sparse: no disk space taken).
+    std::fs::File::create(&files[3])
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+
+    let out = p.cmd().args(["merge", "4"]).output().unwrap();
+    util::assert_exit(&out, 1);
+    let err = util::stderr(&out);
+    let line_of = |i: usize| {
+        let name = files[i].to_string_lossy().into_owned();
+        err.lines()
+            .find(|l| l.contains(&format!("shard {i}/4: {name}")))
+            .unwrap_or_else(|| panic!("shard {i} not named with its file:\n{err}"))
+            .to_string()
+    };
+    assert!(
+        line_of(0).contains("refused path \"../../../../../x.pdf\""),
+        "{err}"
+    );
+    assert!(
+        line_of(1).contains("holds 0 records, but the run's summary.json counts"),
+        "{err}"
+    );
+    assert!(line_of(2).contains("is not a regular file"), "{err}");
+    assert!(line_of(3).contains("line 1 is longer than"), "{err}");
+    assert!(
+        err.contains("nothing merged: 4 of 4 shards are not ready"),
+        "{err}"
+    );
+    assert!(!p.root().join("cache/runs").exists());
+
+    // The shards run again (from their caches) and merge.
+    for f in &files {
+        std::fs::remove_file(f).unwrap();
+    }
+    for out in run_shards(&p, 4, &[]) {
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            util::stderr(&out)
+        );
+    }
+    let out = p.cmd().args(["merge", "4"]).output().unwrap();
+    util::assert_exit(&out, 1); // the broken PDFs are errors
+    assert!(
+        util::stdout(&out).contains("18 records"),
+        "{}",
+        util::stdout(&out)
+    );
+    let merged = records_file(&p.root().join("cache/runs/latest/records.jsonl"));
+    assert_eq!(merged.len(), 18);
+}
