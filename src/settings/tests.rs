@@ -641,7 +641,7 @@ fn unknown_keys_are_refused_at_every_level() {
     assert_eq!(
         env_error(&[("MATTER_CONFIG", r#"{"front": {"maxpages": 3}}"#)]),
         "unknown setting MATTER_CONFIG.front.maxpages (from environment): allowed keys in \
-         MATTER_CONFIG.front are max_pages"
+         MATTER_CONFIG.front are max_pages, stop_when_sure"
     );
 }
 

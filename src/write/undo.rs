@@ -573,7 +573,7 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
 fn escaped(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
-        .map(|l| crate::report::escape_controls(&l).into_owned())
+        .map(|l| crate::util::escape::controls(&l).into_owned())
         .collect()
 }
 
@@ -585,7 +585,7 @@ impl UndoReport {
             .iter()
             .map(|(from, to)| {
                 let line = format!("{}  →  {}", from.display(), to.display());
-                crate::report::escape_controls(&line).into_owned()
+                crate::util::escape::controls(&line).into_owned()
             })
             .collect()
     }
