@@ -72,8 +72,13 @@ pub fn table_row(r: &Record) -> String {
         .warnings
         .iter()
         .find_map(|w| crate::write::write_failure(w));
+    let not_approved = r
+        .warnings
+        .iter()
+        .any(|w| crate::review::approvals::is_refusal(w));
     let status = match (r.status, failed_write) {
         (_, Some(_)) => "write failed",
+        _ if not_approved => "not approved",
         (Status::Complete, None) => "complete",
         (Status::Incomplete, None) => "incomplete",
         (Status::Error, None) => "error",
@@ -229,6 +234,9 @@ pub struct Summary {
     /// Writes that failed (an I/O error, a copy that failed its check):
     /// the run's exit status is then 1.
     pub write_failed: u64,
+    /// Files left unwritten by `--approved FILE` (not ticked on the
+    /// review page, or changed since).
+    pub not_approved: u64,
     /// fingerprint: hashes taken from the stat memo / computed.
     pub hash_memo: u64,
     pub hash_computed: u64,
@@ -276,6 +284,7 @@ impl AddAssign for Summary {
         self.errors += o.errors;
         self.written += o.written;
         self.write_failed += o.write_failed;
+        self.not_approved += o.not_approved;
         self.hash_memo += o.hash_memo;
         self.hash_computed += o.hash_computed;
         self.record_cached += o.record_cached;
@@ -357,6 +366,12 @@ impl Summary {
         {
             self.write_failed += 1;
         }
+        if r.warnings
+            .iter()
+            .any(|w| crate::review::approvals::is_refusal(w))
+        {
+            self.not_approved += 1;
+        }
     }
 
     /// The `summary.md` text.
@@ -425,7 +440,7 @@ impl Summary {
         )
     }
 
-    fn rows(&self) -> [(&'static str, u64); 21] {
+    fn rows(&self) -> [(&'static str, u64); 22] {
         [
             ("files", self.files),
             ("complete", self.complete),
@@ -433,6 +448,7 @@ impl Summary {
             ("errors", self.errors),
             ("written", self.written),
             ("write failures", self.write_failed),
+            ("not approved", self.not_approved),
             ("hashes from the stat memo", self.hash_memo),
             ("hashes computed", self.hash_computed),
             ("records from the cache", self.record_cached),
@@ -456,6 +472,10 @@ impl Summary {
         let failed = match self.write_failed {
             0 => String::new(),
             n => format!(", {n} writes FAILED (see the table)"),
+        };
+        let failed = match self.not_approved {
+            0 => failed,
+            n => format!("{failed}, {n} not approved (not written)"),
         };
         format!(
             "{} files: {} complete, {} incomplete, {} errors{failed}; {} computed, {} from cache; {} pages read, {} OCRed, {} vision requests ({} failed) in {seconds:.2} s",

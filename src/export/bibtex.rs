@@ -29,19 +29,40 @@ pub fn render(entries: &[Entry], dialect: Dialect) -> String {
     out
 }
 
-fn entry(out: &mut String, e: &Entry, d: Dialect) {
-    let latex = |s: &str| escape(s, d);
-    let (ty, subtype) = match (e.kind, d) {
+/// The entry type and, for BibLaTeX's `@report` and `@thesis`, its
+/// `type`. BibLaTeX gets a type only when the entry holds the fields
+/// biber's data model makes mandatory for it (an `@article` needs a
+/// `journaltitle`, which colophon does not read; a `@report` or
+/// `@thesis` an institution; a `@book` an author), else `@misc`, so that
+/// `biber --validate-datamodel` has nothing to warn about but what no
+/// export can make up (a missing year).
+fn entry_type(e: &Entry, d: Dialect) -> (&'static str, Option<&'static str>) {
+    let has_publisher = e.meta.publisher.is_some();
+    let has_author = !e.authors.is_empty();
+    match (e.kind, d) {
+        (Kind::Book, Dialect::Biblatex) if !has_author => ("misc", None),
         (Kind::Book, _) => ("book", None),
-        (Kind::Article, _) => ("article", None),
+        (Kind::Article, Dialect::Bibtex) => ("article", None),
+        (Kind::Article, Dialect::Biblatex) => ("misc", None),
         (Kind::Manual, _) => ("manual", None),
         (Kind::Misc, _) => ("misc", None),
         (Kind::TechReport, Dialect::Bibtex) => ("techreport", None),
-        (Kind::TechReport, Dialect::Biblatex) => ("report", Some("techreport")),
+        (Kind::TechReport, Dialect::Biblatex) if has_publisher && has_author => {
+            ("report", Some("techreport"))
+        }
+        (Kind::TechReport, Dialect::Biblatex) => ("misc", Some("techreport")),
         (Kind::Thesis, Dialect::Bibtex) => ("phdthesis", None),
-        (Kind::Thesis, Dialect::Biblatex) => ("thesis", Some("phdthesis")),
-    };
-    let m = e.meta;
+        (Kind::Thesis, Dialect::Biblatex) if has_publisher && has_author => {
+            ("thesis", Some("phdthesis"))
+        }
+        (Kind::Thesis, Dialect::Biblatex) => ("misc", Some("phdthesis")),
+    }
+}
+
+fn entry(out: &mut String, e: &Entry, d: Dialect) {
+    let latex = |s: &str| escape(s, d);
+    let (ty, subtype) = entry_type(e, d);
+    let m = &e.meta;
     let mut fields: Vec<(&str, String)> = Vec::new();
     if !e.authors.is_empty() {
         let names: Vec<String> = e.authors.iter().map(|p| name(p, d)).collect();
@@ -71,11 +92,16 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         fields.push(("edition", latex(ed)));
     }
     if let Some(p) = &m.publisher {
-        let field = match e.kind {
-            Kind::TechReport => "institution",
-            Kind::Thesis if d == Dialect::Bibtex => "school",
-            Kind::Thesis => "institution",
-            Kind::Manual => "organization",
+        let field = match (ty, e.kind) {
+            ("techreport" | "report", _) => "institution",
+            ("phdthesis", _) => "school",
+            ("thesis", _) => "institution",
+            ("manual", _) => "organization",
+            // BibLaTeX's `@misc` has no publisher: the issuer of a
+            // report or a thesis is its `organization`.
+            ("misc", Kind::TechReport | Kind::Thesis) if d == Dialect::Biblatex => {
+                "organization"
+            }
             _ => "publisher",
         };
         fields.push((field, latex(p)));
@@ -160,6 +186,10 @@ fn name(p: &Person, d: Dialect) -> String {
 /// for BibTeX non-ASCII letters written as LaTeX (or braced).
 pub fn escape(s: &str, d: Dialect) -> String {
     let s: String = s.nfc().collect();
+    // bibtex and biber count `\{` and `\}` as braces too: a lone one
+    // swallows the rest of the file (bibtex) or stops the parse (biber).
+    // Pairs are kept, escaped; a brace without its partner is dropped.
+    let s = balanced(&s);
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -194,6 +224,33 @@ pub fn escape(s: &str, d: Dialect) -> String {
         }
     }
     out
+}
+
+/// `s` without the braces that have no partner (a `}` before any `{`, a
+/// `{` never closed); the pairs are kept.
+fn balanced(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut keep = vec![true; chars.len()];
+    let mut open = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '{' => open.push(i),
+            '}' => {
+                if open.pop().is_none() {
+                    keep[i] = false;
+                }
+            }
+            _ => {}
+        }
+    }
+    for i in open {
+        keep[i] = false;
+    }
+    chars
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, k)| k.then_some(c))
+        .collect()
 }
 
 /// A non-ASCII character written with LaTeX's accents and named letters,
@@ -371,6 +428,31 @@ mod tests {
             "Programming in {LaTeX} for {NASA} and Me"
         );
         assert_eq!(protect_caps("M{\\\"U}LLER"), "M{\\\"U}LLER");
+    }
+
+    #[test]
+    fn lone_braces_are_dropped_and_pairs_kept() {
+        assert_eq!(balanced("a { b"), "a  b");
+        assert_eq!(balanced("} a {b} c {"), " a {b} c ");
+        assert_eq!(balanced("{{x}"), "{x}");
+        for d in [Dialect::Bibtex, Dialect::Biblatex] {
+            assert_eq!(escape("Set {x} and } or {", d), "Set \\{x\\} and  or ");
+        }
+    }
+
+    #[test]
+    fn names_keep_their_particles_and_multi_word_surnames() {
+        let n = |s: &str, d| name(&super::super::names::split(s), d);
+        assert_eq!(
+            n("Mohamed El Morabity", Dialect::Biblatex),
+            "{El Morabity}, Mohamed"
+        );
+        assert_eq!(
+            n("Seán Ó Laoghaire", Dialect::Bibtex),
+            "{{\\'O} Laoghaire}, Se{\\'a}n"
+        );
+        assert_eq!(n("Juan de la Cruz", Dialect::Biblatex), "de la Cruz, Juan");
+        assert_eq!(n("Jan van der Berg", Dialect::Biblatex), "van der Berg, Jan");
     }
 
     #[test]
