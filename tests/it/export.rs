@@ -400,7 +400,13 @@ fn tricky_names_and_titles_round_trip_through_pandoc() {
         assert_eq!(m["type"], "book", "{format}");
         let a = &items["demorgan2015deep"];
         assert_eq!(a["DOI"], "10.1000/xyz_123%4", "{format}");
-        assert_eq!(a["type"], "article-journal", "{format}");
+        // BibLaTeX's `@article` needs a journal, which a PDF's front
+        // matter does not give: there it is a `@misc` with its DOI.
+        if format == "biblatex" {
+            assert!(text.contains("@misc{demorgan2015deep,"), "{text}");
+        } else {
+            assert_eq!(a["type"], "article-journal", "{format}");
+        }
         assert!(
             a["title"].as_str().unwrap().contains("NASA and LaTeX"),
             "{format}: inner capitals kept: {a}"
@@ -457,8 +463,9 @@ fn biber_validates_the_biblatex_export_without_a_warning() {
     let p = project_with(&records);
     let bib = p.root().join("lib.bib");
     std::fs::write(&bib, export(&p, &["--format", "biblatex"])).unwrap();
-    let log = biber_validate(&p, &bib);
-    assert!(log.contains("Found 9 citekeys"), "{log}");
+    biber_validate(&p, &bib);
+    let read = std::fs::read_to_string(p.root().join("out.bib")).unwrap();
+    assert_eq!(read.matches("\n@").count() + usize::from(read.starts_with('@')), 9, "{read}");
 }
 
 /// What a library holds besides books and articles: a report of an
@@ -496,7 +503,7 @@ fn entry_types_follow_what_was_found_in_every_format() {
     // (key, CSL type from CSL-JSON, BibTeX entry type, BibLaTeX entry type)
     let want = [
         ("elmorabity2019loom", "report", "@techreport{", "@report{"),
-        ("vanderberg2020listings", "report", "@manual{", "@manual{"),
+        ("berg2020listings", "report", "@manual{", "@manual{"),
         ("nibhriain2016gnu", "report", "@manual{", "@manual{"),
         ("thornquist1972weaving", "book", "@book{", "@book{"),
     ];
@@ -515,7 +522,7 @@ fn entry_types_follow_what_was_found_in_every_format() {
         );
     }
     assert_eq!(csl["elmorabity2019loom"]["genre"], "Technical report");
-    assert_eq!(csl["vanderberg2020listings"]["genre"], "Manual");
+    assert_eq!(csl["berg2020listings"]["genre"], "Manual");
     // pandoc reads the BibLaTeX report as a CSL report with its institution.
     let from_biblatex = pandoc_items("biblatex", &biblatex);
     assert_eq!(from_biblatex["elmorabity2019loom"]["type"], "report");
@@ -542,7 +549,7 @@ fn name_particles_and_multi_word_surnames_survive_every_reader() {
             vec!["El Morabity, Mohamed", "Ó Laoghaire, Seán"],
         ),
         (
-            "vanderberg2020listings",
+            "berg2020listings",
             vec!["van der Berg, Jan", "de la Cruz, Juan"],
         ),
         ("nibhriain2016gnu", vec!["Ní Bhriain, Aoife"]),
@@ -569,7 +576,7 @@ fn name_particles_and_multi_word_surnames_survive_every_reader() {
         json!({"family": "El Morabity", "given": "Mohamed"})
     );
     assert_eq!(
-        authors("vanderberg2020listings")[1],
+        authors("berg2020listings")[1],
         json!({"family": "Cruz", "given": "Juan", "non-dropping-particle": "de la"})
     );
     // RIS `AU  - Family, Given`, read back by bibutils.
@@ -622,7 +629,7 @@ fn entries_without_a_sure_title_are_left_out_unless_asked_for() {
     // citeproc renders what is left: no bare "2022." entry.
     let file = p.root().join("lib.json");
     std::fs::write(&file, export(&p, &["--format", "csl-json"])).unwrap();
-    assert_eq!(citeproc(&file), "Looms. 2020.");
+    assert_eq!(citeproc(&file), "“Looms.” 2020.");
     // Asked for, they come back, with what was unsure in the note.
     let items = pandoc_items(
         "bibtex",
@@ -745,11 +752,12 @@ fn lone_braces_and_newlines_break_no_reader() {
     assert!(out.status.success(), "{log}");
     let bbl = std::fs::read_to_string(p.root().join("doc.bbl")).unwrap();
     assert_eq!(bbl.matches("\\bibitem").count(), 3, "{log}\n{bbl}");
-    assert!(bbl.contains("The Entry After"), "{bbl}");
+    assert!(bbl.contains("The entry after"), "{bbl}");
     let biblatex = p.root().join("lib-biblatex.bib");
     std::fs::write(&biblatex, export(&p, &["--format", "biblatex"])).unwrap();
-    let log = biber_validate(&p, &biblatex);
-    assert!(log.contains("Found 3 citekeys in bib section 0"), "{log}");
+    biber_validate(&p, &biblatex);
+    let read = std::fs::read_to_string(p.root().join("out.bib")).unwrap();
+    assert!(read.contains("The Entry After"), "{read}");
 
     // RIS: one line per value, the next tag on its own line.
     let ris = export(&p, &["--format", "ris"]);
