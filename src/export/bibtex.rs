@@ -106,9 +106,7 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
             ("manual", _) => "organization",
             // BibLaTeX's `@misc` has no publisher: the issuer of a
             // report or a thesis is its `organization`.
-            ("misc", Kind::TechReport | Kind::Thesis) if d == Dialect::Biblatex => {
-                "organization"
-            }
+            ("misc", Kind::TechReport | Kind::Thesis) if d == Dialect::Biblatex => "organization",
             _ => "publisher",
         };
         fields.push((field, latex(p)));
@@ -242,11 +240,7 @@ fn balanced(s: &str) -> String {
     for (i, &c) in chars.iter().enumerate() {
         match c {
             '{' => open.push(i),
-            '}' => {
-                if open.pop().is_none() {
-                    keep[i] = false;
-                }
-            }
+            '}' if open.pop().is_none() => keep[i] = false,
             _ => {}
         }
     }
@@ -457,7 +451,10 @@ mod tests {
             "{{\\'O} Laoghaire}, Se{\\'a}n"
         );
         assert_eq!(n("Juan de la Cruz", Dialect::Biblatex), "de la Cruz, Juan");
-        assert_eq!(n("Jan van der Berg", Dialect::Biblatex), "van der Berg, Jan");
+        assert_eq!(
+            n("Jan van der Berg", Dialect::Biblatex),
+            "van der Berg, Jan"
+        );
     }
 
     #[test]

@@ -172,7 +172,10 @@ fn contains_words(text: &str, phrase: &str) -> bool {
 fn has_report_number(title: &str) -> bool {
     let words: Vec<String> = title
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| ",;:()[]".contains(c)).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| ",;:()[]".contains(c))
+                .to_lowercase()
+        })
         .collect();
     let digit = |w: &str| w.chars().any(|c| c.is_ascii_digit());
     let labelled = words.windows(2).any(|p| {
@@ -567,7 +570,11 @@ pub fn command(
     // CSV lists every record (it is the library's spreadsheet, not a
     // bibliography), so only the refused paths are left out of it.
     let messages = match req.format {
-        Format::Csv => entries.refused.iter().map(|m| format!("colophon: {m}")).collect(),
+        Format::Csv => entries
+            .refused
+            .iter()
+            .map(|m| format!("colophon: {m}"))
+            .collect(),
         _ => left_out_messages(&entries),
     };
     for m in &messages {
@@ -709,7 +716,10 @@ mod tests {
             kind("Weaving", &|m| m.publisher = Some("Millbrook".into())),
             Kind::Book
         );
-        assert_eq!(kind("Weaving", &|m| m.doi = Some("10.1/x".into())), Kind::Article);
+        assert_eq!(
+            kind("Weaving", &|m| m.doi = Some("10.1/x".into())),
+            Kind::Article
+        );
         // An ISBN is a book, even with a DOI or manual words.
         let isbn = |m: &mut Metadata| {
             m.isbn = Some("9780876112038".into());
@@ -722,12 +732,16 @@ mod tests {
             Kind::Thesis
         );
         assert_eq!(
-            kind("Weaving", &|m| m.subtitle = Some("Technical Report 42".into())),
+            kind("Weaving", &|m| m.subtitle =
+                Some("Technical Report 42".into())),
             Kind::TechReport
         );
         // An institution and a report number; either alone is not enough.
         let lab = |m: &mut Metadata| m.publisher = Some("Loom Research Laboratory".into());
-        assert_eq!(kind("Looms in the Field, Report No. 7", &lab), Kind::TechReport);
+        assert_eq!(
+            kind("Looms in the Field, Report No. 7", &lab),
+            Kind::TechReport
+        );
         assert_eq!(kind("Looms TR-2019-03", &lab), Kind::TechReport);
         assert_eq!(kind("Looms in the Field", &lab), Kind::Book);
         assert_eq!(
@@ -738,7 +752,8 @@ mod tests {
         assert_eq!(kind("GNU Make User’s Guide", &|_| {}), Kind::Manual);
         assert_eq!(kind("The listings Package", &|_| {}), Kind::Manual);
         assert_eq!(
-            kind("Weaving", &|m| m.subtitle = Some("Documentation for version 3".into())),
+            kind("Weaving", &|m| m.subtitle =
+                Some("Documentation for version 3".into())),
             Kind::Manual
         );
         // Whole words only: a "label" is no "lab", "packaged" no package.
@@ -767,15 +782,36 @@ mod tests {
         assert_eq!(e.entries[0].file, PathBuf::from("/lib/b.pdf"));
         assert_eq!(e.untitled, 2);
         assert_eq!(e.refused.len(), 2);
-        assert!(e.refused[0].contains("../../../../../x.pdf"), "{:?}", e.refused);
-        assert!(e.refused[0].contains("leaves the library"), "{:?}", e.refused);
+        assert!(
+            e.refused[0].contains("../../../../../x.pdf"),
+            "{:?}",
+            e.refused
+        );
+        assert!(
+            e.refused[0].contains("leaves the library"),
+            "{:?}",
+            e.refused
+        );
         let msgs = left_out_messages(&e);
-        assert!(msgs[2].contains("left out 2 records without a sure title (--include-unsure"), "{msgs:?}");
+        assert!(
+            msgs[2].contains("left out 2 records without a sure title (--include-unsure"),
+            "{msgs:?}"
+        );
 
-        let all = entries(&recs, &Options { include_unsure: true, ..opts() });
+        let all = entries(
+            &recs,
+            &Options {
+                include_unsure: true,
+                ..opts()
+            },
+        );
         assert_eq!(all.entries.len(), 3);
         assert_eq!(all.untitled, 0);
-        let u = all.entries.iter().find(|e| e.record.path == "u.pdf").unwrap();
+        let u = all
+            .entries
+            .iter()
+            .find(|e| e.record.path == "u.pdf")
+            .unwrap();
         assert_eq!(
             u.note.as_deref(),
             Some("Unsure (below MIN_CONFIDENCE): title: Maybe This")
@@ -788,14 +824,23 @@ mod tests {
         let mut r = record("up/old.pdf", meta("T", &["A B"], None));
         r.written = true;
         r.proposed_filename = Some("../new.pdf".into());
-        assert_eq!(current_path(&r, dir.path()).unwrap(), dir.path().join("up/old.pdf"));
+        assert_eq!(
+            current_path(&r, dir.path()).unwrap(),
+            dir.path().join("up/old.pdf")
+        );
     }
 
     #[test]
     fn values_are_folded_onto_one_line() {
-        assert_eq!(one_line("Title\nSecond\r\n line\tx\u{2028}y"), "Title Second line x y");
+        assert_eq!(
+            one_line("Title\nSecond\r\n line\tx\u{2028}y"),
+            "Title Second line x y"
+        );
         let m = one_line_meta(&meta("A\nB", &["Ann\nSmith", "\n"], None));
-        assert_eq!((m.title.as_deref(), m.authors), (Some("A B"), vec!["Ann Smith".to_string()]));
+        assert_eq!(
+            (m.title.as_deref(), m.authors),
+            (Some("A B"), vec!["Ann Smith".to_string()])
+        );
     }
 
     #[test]

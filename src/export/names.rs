@@ -221,7 +221,10 @@ mod tests {
             ),
             ("Seán Ó Laoghaire", personal("Seán", "", "Ó Laoghaire", "")),
             ("Aoife Ní Bhriain", personal("Aoife", "", "Ní Bhriain", "")),
-            ("El Morabity, Mohamed", personal("Mohamed", "", "El Morabity", "")),
+            (
+                "El Morabity, Mohamed",
+                personal("Mohamed", "", "El Morabity", ""),
+            ),
             ("Hassan al Sayed", personal("Hassan", "al", "Sayed", "")),
             // A prefix is never the whole name: "Al Gore" keeps his given name.
             ("Al Gore", personal("Al", "", "Gore", "")),

@@ -357,15 +357,22 @@ mod tests {
         a.apply(&mut r, &Settings::default());
         assert_eq!(r.metadata.authors, ["Agnes Thornquist", "Beatrice L. Hume"]);
         assert_eq!(r.metadata.year, None);
-        assert_eq!(r.metadata.publisher.as_deref(), Some("Millbrook Craft Books"));
+        assert_eq!(
+            r.metadata.publisher.as_deref(),
+            Some("Millbrook Craft Books")
+        );
         assert_eq!(r.metadata.isbn.as_deref(), Some("9780876112038"));
         assert_eq!(r.unsure.publisher, None, "decided, no longer unsure");
-        assert!(!r.sources.contains_key("authors"), "no page holds the typed names");
+        assert!(
+            !r.sources.contains_key("authors"),
+            "no page holds the typed names"
+        );
         assert_eq!(r.status, Status::Complete);
         let name = r.proposed_filename.clone().unwrap();
         assert!(name.contains("Hume") && !name.contains("1972"), "{name}");
         assert!(
-            r.warnings[0].ends_with("approved.json): authors set, publisher set, year rejected, isbn set"),
+            r.warnings[0]
+                .ends_with("approved.json): authors set, publisher set, year rejected, isbn set"),
             "{:?}",
             r.warnings
         );
@@ -379,10 +386,18 @@ mod tests {
             ),
         );
         let mut r = record(&h);
-        Approvals::load(&f).unwrap().apply(&mut r, &Settings::default());
+        Approvals::load(&f)
+            .unwrap()
+            .apply(&mut r, &Settings::default());
         assert_eq!(r.status, Status::Incomplete);
         assert_eq!(r.proposed_filename, None);
-        assert!(r.warnings.iter().any(|w| w.contains("no title or no author")), "{:?}", r.warnings);
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("no title or no author")),
+            "{:?}",
+            r.warnings
+        );
     }
 
     #[test]

@@ -465,7 +465,11 @@ fn biber_validates_the_biblatex_export_without_a_warning() {
     std::fs::write(&bib, export(&p, &["--format", "biblatex"])).unwrap();
     biber_validate(&p, &bib);
     let read = std::fs::read_to_string(p.root().join("out.bib")).unwrap();
-    assert_eq!(read.matches("\n@").count() + usize::from(read.starts_with('@')), 9, "{read}");
+    assert_eq!(
+        read.matches("\n@").count() + usize::from(read.starts_with('@')),
+        9,
+        "{read}"
+    );
 }
 
 /// What a library holds besides books and articles: a report of an
@@ -566,11 +570,8 @@ fn name_particles_and_multi_word_surnames_survive_every_reader() {
     }
     // CSL-JSON itself: the capitalised prefix in `family`, the lower-case
     // particle in `non-dropping-particle`.
-    let csl: Vec<Value> =
-        serde_json::from_str(&export(&p, &["--format", "csl-json"])).unwrap();
-    let authors = |key: &str| {
-        csl.iter().find(|i| i["id"] == key).unwrap()["author"].clone()
-    };
+    let csl: Vec<Value> = serde_json::from_str(&export(&p, &["--format", "csl-json"])).unwrap();
+    let authors = |key: &str| csl.iter().find(|i| i["id"] == key).unwrap()["author"].clone();
     assert_eq!(
         authors("elmorabity2019loom")[0],
         json!({"family": "El Morabity", "given": "Mohamed"})
@@ -604,7 +605,10 @@ fn entries_without_a_sure_title_are_left_out_unless_asked_for() {
     untitled["status"] = json!("incomplete");
     untitled["unsure"] = json!({"title": "Maybe a Title", "subtitle": null, "authors": [],
         "publisher": null, "year": null, "edition": null, "isbn": null, "doi": null, "loc": null});
-    let mut bare = rec("x/bare.pdf", json!({"authors": ["Ann Smith"], "year": 2021}));
+    let mut bare = rec(
+        "x/bare.pdf",
+        json!({"authors": ["Ann Smith"], "year": 2021}),
+    );
     bare["status"] = json!("incomplete");
     let titled = rec("x/titled.pdf", json!({"title": "Looms", "year": 2020}));
     let p = project_with(&[untitled, bare, titled]);
@@ -616,12 +620,14 @@ fn entries_without_a_sure_title_are_left_out_unless_asked_for() {
             .unwrap();
         assert!(out.status.success(), "{}", util::stderr(&out));
         let text = util::stdout(&out);
-        assert!(!text.contains("2022") && !text.contains("2021"), "{format}: {text}");
+        assert!(
+            !text.contains("2022") && !text.contains("2021"),
+            "{format}: {text}"
+        );
         assert!(text.contains("Looms"), "{format}: {text}");
         assert!(
-            util::stderr(&out).contains(
-                "left out 2 records without a sure title (--include-unsure exports them"
-            ),
+            util::stderr(&out)
+                .contains("left out 2 records without a sure title (--include-unsure exports them"),
             "{format}: {}",
             util::stderr(&out)
         );
@@ -648,9 +654,18 @@ fn entries_without_a_sure_title_are_left_out_unless_asked_for() {
 #[test]
 fn a_record_path_that_leaves_the_library_is_refused_by_every_export() {
     let p = project_with(&[
-        rec("../../../../../x.pdf", json!({"title": "Escape", "authors": ["Ann Smith"], "year": 2020})),
-        rec("/etc/abs.pdf", json!({"title": "Absolute", "authors": ["Ann Smith"], "year": 2020})),
-        rec("ok/a.pdf", json!({"title": "Inside", "authors": ["Ann Smith"], "year": 2020})),
+        rec(
+            "../../../../../x.pdf",
+            json!({"title": "Escape", "authors": ["Ann Smith"], "year": 2020}),
+        ),
+        rec(
+            "/etc/abs.pdf",
+            json!({"title": "Absolute", "authors": ["Ann Smith"], "year": 2020}),
+        ),
+        rec(
+            "ok/a.pdf",
+            json!({"title": "Inside", "authors": ["Ann Smith"], "year": 2020}),
+        ),
     ]);
     // OPF with `-o DIR`, five folders deep: nothing lands above DIR.
     let dir = p.root().join("o1/o2/o3/o4/o5/out");
@@ -675,10 +690,19 @@ fn a_record_path_that_leaves_the_library_is_refused_by_every_export() {
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "opf"))
         .collect();
-    assert_eq!(opf_files, [dir.join("ok/a.opf")], "no OPF outside {}", dir.display());
+    assert_eq!(
+        opf_files,
+        [dir.join("ok/a.opf")],
+        "no OPF outside {}",
+        dir.display()
+    );
     // The other formats leave them out too, saying so.
     for format in ["bibtex", "biblatex", "csl-json", "ris", "csv"] {
-        let out = p.cmd().args(["export", "--format", format]).output().unwrap();
+        let out = p
+            .cmd()
+            .args(["export", "--format", format])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", util::stderr(&out));
         let text = util::stdout(&out);
         assert!(text.contains("Inside"), "{format}: {text}");
@@ -686,7 +710,10 @@ fn a_record_path_that_leaves_the_library_is_refused_by_every_export() {
             !text.contains("Escape") && !text.contains("Absolute"),
             "{format}: {text}"
         );
-        assert!(util::stderr(&out).contains("x.pdf: the path leaves"), "{format}");
+        assert!(
+            util::stderr(&out).contains("x.pdf: the path leaves"),
+            "{format}"
+        );
     }
 }
 
@@ -730,11 +757,20 @@ fn lone_braces_and_newlines_break_no_reader() {
         assert_eq!(items.len(), 3, "{format}: {text}");
         // The lone braces are dropped; the words around them stay.
         assert_eq!(
-            items["smith2020sets"]["title"].as_str().unwrap().to_lowercase(),
+            items["smith2020sets"]["title"]
+                .as_str()
+                .unwrap()
+                .to_lowercase(),
             "sets of threads: and closing",
             "{format}"
         );
-        assert_eq!(items["jones2021first"]["title"].as_str().unwrap().to_lowercase(), "first line second line");
+        assert_eq!(
+            items["jones2021first"]["title"]
+                .as_str()
+                .unwrap()
+                .to_lowercase(),
+            "first line second line"
+        );
     }
     let bib = p.root().join("lib.bib");
     std::fs::write(&bib, export(&p, &["--format", "bibtex"])).unwrap();
@@ -768,10 +804,16 @@ fn lone_braces_and_newlines_break_no_reader() {
         assert!(line.as_bytes()[2..6] == *b"  - ", "{line:?} in {ris:?}");
     }
     let mods = read_with("ris2xml", &[], ris.as_bytes());
-    assert!(mods.contains("<title>First line second line</title>"), "{mods}");
+    assert!(
+        mods.contains("<title>First line second line</title>"),
+        "{mods}"
+    );
     // CSL-JSON and CSV hold no line break in a value either.
     let csl: Vec<Value> = serde_json::from_str(&export(&p, &["--format", "csl-json"])).unwrap();
-    assert!(csl.iter().all(|i| !i.to_string().contains("\\n")), "{csl:?}");
+    assert!(
+        csl.iter().all(|i| !i.to_string().contains("\\n")),
+        "{csl:?}"
+    );
     let csv = export(&p, &["--format", "csv"]);
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }

@@ -147,7 +147,8 @@ fn a_runs_review_page_shows_rows_colours_and_thumbnails_in_chromium() {
         "4 filters and one tick per row read (the broken one has none)"
     );
     assert_eq!(
-        dom.matches("type=\"checkbox\" title=\"write this file\"").count(),
+        dom.matches("type=\"checkbox\" title=\"write this file\"")
+            .count(),
         writable,
         "a row without title or author cannot be ticked"
     );
@@ -430,7 +431,10 @@ document.getElementById("download").click();"#,
     );
     assert_eq!(body_attr(&dom, "edited"), "1");
     assert_eq!(body_attr(&dom, "rejected"), "1");
-    assert!(dom.contains("(was Agnes Thornquist)"), "the old value shown");
+    assert!(
+        dom.contains("(was Agnes Thornquist)"),
+        "the old value shown"
+    );
     let text = approvals_of(&dom);
     let approvals: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(approvals["colophon_approvals"], 2);
@@ -447,7 +451,8 @@ document.getElementById("download").click();"#,
     let out = p.cmd().arg("--approved").arg(&file).output().unwrap();
     assert!(out.status.success(), "{}", util::stderr(&out));
     assert!(
-        util::stderr(&out).contains("--approved applies to writes; this is a dry run (add --write)"),
+        util::stderr(&out)
+            .contains("--approved applies to writes; this is a dry run (add --write)"),
         "{}",
         util::stderr(&out)
     );
@@ -483,8 +488,14 @@ document.getElementById("download").click();"#,
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|r| r["path"] == "books/weaving.pdf")
         .unwrap();
-    assert_eq!(weaving["metadata"]["authors"], json!(["Agnes M. Thornquist"]));
-    assert_eq!(weaving["metadata"]["title"], "Weaving on Simple Looms", "kept");
+    assert_eq!(
+        weaving["metadata"]["authors"],
+        json!(["Agnes M. Thornquist"])
+    );
+    assert_eq!(
+        weaving["metadata"]["title"], "Weaving on Simple Looms",
+        "kept"
+    );
     assert_eq!(weaving["written"], true);
     assert!(
         weaving["warnings"]
@@ -520,7 +531,10 @@ fn a_title_opening_a_comment_and_a_script_leaves_the_page_working() {
     let dom = chromium(&page, &["--dump-dom", "--virtual-time-budget=5000"]);
     assert_eq!(body_attr(&dom, "rows"), "3", "every row drawn: {dom}");
     assert!(!dom.contains("data-owned"), "no script of a title ran");
-    assert!(dom.contains("Looms &lt;!--&lt;script&gt; and"), "shown as text");
+    assert!(
+        dom.contains("Looms &lt;!--&lt;script&gt; and"),
+        "shown as text"
+    );
 }
 
 /// A project after `colophon review` (thumbnails drawn) and its page.
