@@ -104,9 +104,9 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
             ("phdthesis", _) => "school",
             ("thesis", _) => "institution",
             ("manual", _) => "organization",
-            // BibLaTeX's `@misc` has no publisher: the issuer of a
-            // report or a thesis is its `organization`.
-            ("misc", Kind::TechReport | Kind::Thesis) if d == Dialect::Biblatex => "organization",
+            // BibLaTeX's `@misc` has no publisher: the issuer is its
+            // `organization`.
+            ("misc", _) if d == Dialect::Biblatex => "organization",
             _ => "publisher",
         };
         fields.push((field, latex(p)));
@@ -137,6 +137,9 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
     if let Some(n) = &e.note {
         fields.push(("note", latex(n)));
     }
+    if d == Dialect::Biblatex {
+        homeless_to_note(ty, &mut fields);
+    }
     // JabRef's `description:path:type` (Zotero reads it too); `:` and `;`
     // in the path are escaped as JabRef expects.
     let path = e.file.to_string_lossy();
@@ -152,6 +155,51 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         let _ = writeln!(out, "  {k:<width$} = {{{v}}},");
     }
     out.push_str("}\n");
+}
+
+/// The fields of biber's data model that a BibLaTeX entry type takes
+/// beyond those of every type (`doi`, `file`, `library`, `date`, …),
+/// among the ones colophon writes (`blx-dm.def`).
+fn biblatex_takes(ty: &str, field: &str) -> bool {
+    const COMMON: &[&str] = &["author", "title", "subtitle", "note", "type", "date"];
+    let own: &[&str] = match ty {
+        "book" => &["edition", "isbn", "publisher"],
+        "manual" => &["edition", "isbn", "publisher", "organization"],
+        "report" | "thesis" => &["institution"],
+        "misc" => &["organization", "howpublished"],
+        _ => &[],
+    };
+    COMMON.contains(&field) || own.contains(&field) || matches!(field, "doi" | "file" | "library")
+}
+
+/// Values a BibLaTeX entry type has no field for (an edition or ISBN of
+/// a `@misc` or `@report`) go into its note, named, rather than being
+/// lost or drawing biber's "Invalid field" warning.
+fn homeless_to_note(ty: &str, fields: &mut Vec<(&str, String)>) {
+    let (kept, homeless): (Vec<_>, Vec<_>) =
+        fields.drain(..).partition(|(k, _)| biblatex_takes(ty, k));
+    *fields = kept;
+    if homeless.is_empty() {
+        return;
+    }
+    let words: Vec<String> = homeless
+        .into_iter()
+        .map(|(k, v)| match k {
+            "isbn" => format!("ISBN {v}"),
+            k => format!("{k} {v}"),
+        })
+        .collect();
+    let words = words.join("; ");
+    match fields.iter_mut().find(|(k, _)| *k == "note") {
+        Some((_, note)) => *note = format!("{note}; {words}"),
+        None => {
+            let at = fields
+                .iter()
+                .position(|(k, _)| *k == "file")
+                .unwrap_or(fields.len());
+            fields.insert(at, ("note", words));
+        }
+    }
 }
 
 /// One name in the "von Last, Jr, First" form BibTeX and biber parse
@@ -455,6 +503,30 @@ mod tests {
             n("Jan van der Berg", Dialect::Biblatex),
             "van der Berg, Jan"
         );
+    }
+
+    #[test]
+    fn biblatex_values_without_a_field_of_their_type_go_to_the_note() {
+        let mut fields = vec![
+            ("title", "T".to_string()),
+            ("edition", "2".to_string()),
+            ("isbn", "9780876112038".to_string()),
+            ("organization", "PIARC".to_string()),
+            ("file", ":x:PDF".to_string()),
+        ];
+        homeless_to_note("misc", &mut fields);
+        assert_eq!(
+            fields,
+            [
+                ("title", "T".to_string()),
+                ("organization", "PIARC".to_string()),
+                ("note", "edition 2; ISBN 9780876112038".to_string()),
+                ("file", ":x:PDF".to_string()),
+            ]
+        );
+        let mut book = vec![("edition", "2".to_string()), ("isbn", "1".to_string())];
+        homeless_to_note("book", &mut book);
+        assert_eq!(book.len(), 2);
     }
 
     #[test]

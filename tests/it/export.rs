@@ -460,15 +460,27 @@ fn biber_validates_the_biblatex_export_without_a_warning() {
     // organisations, CJK, LaTeX specials, particles.
     let mut records = tricky_records();
     records.extend(kinds_records());
+    // Proceedings with no author: a `@misc`, which has no `edition` or
+    // `isbn` field in biber's data model (they go to the note).
+    records.push(rec(
+        "proc/congress.pdf",
+        json!({"title": "World Road Congress 2003", "edition": "2", "publisher": "PIARC",
+            "isbn": "9780876112038", "year": 2003}),
+    ));
     let p = project_with(&records);
     let bib = p.root().join("lib.bib");
-    std::fs::write(&bib, export(&p, &["--format", "biblatex"])).unwrap();
+    let text = export(&p, &["--format", "biblatex"]);
+    std::fs::write(&bib, &text).unwrap();
     biber_validate(&p, &bib);
     let read = std::fs::read_to_string(p.root().join("out.bib")).unwrap();
     assert_eq!(
         read.matches("\n@").count() + usize::from(read.starts_with('@')),
-        9,
+        10,
         "{read}"
+    );
+    assert!(
+        text.contains("note         = {edition 2; ISBN 9780876112038},"),
+        "{text}"
     );
 }
 
