@@ -70,9 +70,13 @@ const MANUAL_WORDS: &[&str] = &[
     "reference guide",
     "reference card",
     "documentation",
+    "handbook",
+    "instructions",
+    "instruction",
     "handbuch",
     "benutzerhandbuch",
     "mode d'emploi",
+    "manuel",
 ];
 
 /// Words that say a document is a report whatever its numbering.
@@ -89,8 +93,8 @@ const REPORT_WORDS: &[&str] = &[
 /// Words of an issuing institution (the publisher of a report).
 const INSTITUTION_WORDS: &[&str] = &[
     "university",
-    "universität",
-    "université",
+    "universitat",
+    "universite",
     "universidad",
     "institute",
     "institut",
@@ -123,13 +127,16 @@ impl Kind {
     /// words ("manual", "user's guide", "documentation", "the X package")
     /// a manual; a DOI an article; a publisher a book.
     pub fn of(m: &Metadata) -> Kind {
-        let text = [&m.title, &m.subtitle, &m.publisher]
-            .iter()
-            .filter_map(|v| v.as_deref())
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-            .replace('’', "'");
+        // Folded ("Manuál" reads as "manual", "Universität" as
+        // "universitat"), so the word lists hold plain letters.
+        let text = unaccented(
+            &[&m.title, &m.subtitle, &m.publisher]
+                .iter()
+                .filter_map(|v| v.as_deref())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace('’', "'"),
+        );
         let has = |words: &[&str]| words.iter().any(|w| contains_words(&text, w));
         let title = [&m.title, &m.subtitle]
             .iter()
@@ -137,10 +144,15 @@ impl Kind {
             .collect::<Vec<_>>()
             .join(" ");
         let institution = m.publisher.as_deref().is_some_and(|p| {
-            let p = p.to_lowercase();
+            let p = unaccented(p);
             INSTITUTION_WORDS.iter().any(|w| contains_words(&p, w))
         });
-        if has(&["thesis", "dissertation", "doktorarbeit", "thèse"]) {
+        if has(&[
+            "thesis",
+            "dissertation",
+            "doktorarbeit",
+            "these de doctorat",
+        ]) {
             Kind::Thesis
         } else if m.isbn.is_some() {
             Kind::Book
@@ -156,6 +168,16 @@ impl Kind {
             Kind::Misc
         }
     }
+}
+
+/// `s` in lower case without accents ("Manuál" → "manuál" → "manual"),
+/// punctuation kept: what the word lists are matched against.
+fn unaccented(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect::<String>()
+        .to_lowercase()
 }
 
 /// `phrase` in `text` as whole words ("lab" not in "label").
@@ -751,6 +773,15 @@ mod tests {
         );
         assert_eq!(kind("GNU Make User’s Guide", &|_| {}), Kind::Manual);
         assert_eq!(kind("The listings Package", &|_| {}), Kind::Manual);
+        assert_eq!(kind("Manuál k CSTEXu", &|_| {}), Kind::Manual);
+        assert_eq!(kind("Instructions for Form 8903", &|_| {}), Kind::Manual);
+        let uni = |m: &mut Metadata| m.publisher = Some("Universität Wien".into());
+        assert_eq!(
+            kind("Looms, Band 7", &uni),
+            Kind::Book,
+            "no report number label"
+        );
+        assert_eq!(kind("Looms, Report 7", &uni), Kind::TechReport);
         assert_eq!(
             kind("Weaving", &|m| m.subtitle =
                 Some("Documentation for version 3".into())),
