@@ -7,7 +7,15 @@
 //! so what is exported is exactly what the run reported. Only confident
 //! values go into the bibliographic fields; values below `MIN_CONFIDENCE`
 //! (a record's `unsure`) are dropped, or with `--include-unsure` written
-//! into the format's note field, saying they are unsure.
+//! into the format's note field, saying they are unsure. A record without
+//! a sure title makes no usable reference ("2022."): it is left out and
+//! counted, unless `--include-unsure`.
+//!
+//! A record's path is read back from disk (and a shard's may have been
+//! edited): it becomes a file path only through
+//! [`crate::util::relpath::library_relative`], so no export names or
+//! writes a file outside the data folder or its output folder; a refused
+//! record is left out with a message naming it.
 //!
 //! Every format is built from one [`Entry`] per PDF, so the entry type,
 //! the citation key and the split of names are decided once.
