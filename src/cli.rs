@@ -72,8 +72,9 @@ pub enum Command {
         /// under the run folder).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Put values below MIN_CONFIDENCE into the note field, marked
-        /// as unsure.
+        /// Also export the records without a sure title (left out and
+        /// counted otherwise), and put values below MIN_CONFIDENCE into
+        /// the note field, marked as unsure.
         #[arg(long)]
         include_unsure: bool,
     },

@@ -523,6 +523,15 @@ pub struct DocResult {
 /// writes (exit status 1, the table's status, the summary).
 pub const WRITE_FAILED: &str = "write failed: ";
 
+/// The start of the warning of a record left unwritten because it was not
+/// approved on the review page: the table and the summary count it.
+pub const NOT_APPROVED: &str = "not written: not approved in ";
+
+/// Whether a record's warning says it was not approved.
+pub fn is_refusal(warning: &str) -> bool {
+    warning.starts_with(NOT_APPROVED)
+}
+
 /// The reason of a failed write, when `warning` reports one.
 pub fn write_failure(warning: &str) -> Option<&str> {
     warning.strip_prefix(WRITE_FAILED)

@@ -4,7 +4,7 @@
 //! outcomes) and imports no stage: the record is assembled in
 //! [`crate::record`].
 
-use crate::model::{Record, Status, write_failure};
+use crate::model::{Record, Status, is_refusal, write_failure};
 use crate::util::escape::controls as escape_controls;
 use anyhow::{Context, Result};
 use std::fs;
@@ -15,8 +15,10 @@ use std::path::Path;
 /// One row of the stdout table: current name → proposed name, main fields, status.
 pub fn table_row(r: &Record) -> String {
     let failed_write = r.warnings.iter().find_map(|w| write_failure(w));
+    let not_approved = r.warnings.iter().any(|w| is_refusal(w));
     let status = match (r.status, failed_write) {
         (_, Some(_)) => "write failed",
+        _ if not_approved => "not approved",
         (Status::Complete, None) => "complete",
         (Status::Incomplete, None) => "incomplete",
         (Status::Error, None) => "error",
@@ -154,6 +156,9 @@ pub struct Summary {
     /// Writes that failed (an I/O error, a copy that failed its check):
     /// the run's exit status is then 1.
     pub write_failed: u64,
+    /// Files left unwritten by `--approved FILE` (not ticked on the
+    /// review page, or changed since).
+    pub not_approved: u64,
     /// fingerprint: hashes taken from the stat memo / computed.
     pub hash_memo: u64,
     pub hash_computed: u64,
@@ -201,6 +206,7 @@ impl AddAssign for Summary {
         self.errors += o.errors;
         self.written += o.written;
         self.write_failed += o.write_failed;
+        self.not_approved += o.not_approved;
         self.hash_memo += o.hash_memo;
         self.hash_computed += o.hash_computed;
         self.record_cached += o.record_cached;
@@ -281,6 +287,9 @@ impl Summary {
         if r.warnings.iter().any(|w| write_failure(w).is_some()) {
             s.write_failed += 1;
         }
+        if r.warnings.iter().any(|w| is_refusal(w)) {
+            s.not_approved += 1;
+        }
         s
     }
 
@@ -350,7 +359,7 @@ impl Summary {
         )
     }
 
-    fn rows(&self) -> [(&'static str, u64); 21] {
+    fn rows(&self) -> [(&'static str, u64); 22] {
         [
             ("files", self.files),
             ("complete", self.complete),
@@ -358,6 +367,7 @@ impl Summary {
             ("errors", self.errors),
             ("written", self.written),
             ("write failures", self.write_failed),
+            ("not approved", self.not_approved),
             ("hashes from the stat memo", self.hash_memo),
             ("hashes computed", self.hash_computed),
             ("records from the cache", self.record_cached),
@@ -381,6 +391,10 @@ impl Summary {
         let failed = match self.write_failed {
             0 => String::new(),
             n => format!(", {n} writes FAILED (see the table)"),
+        };
+        let failed = match self.not_approved {
+            0 => failed,
+            n => format!("{failed}, {n} not approved (not written)"),
         };
         format!(
             "{} files: {} complete, {} incomplete, {} errors{failed}; {} computed, {} from cache; {} pages read, {} OCRed, {} vision requests ({} failed) in {seconds:.2} s",

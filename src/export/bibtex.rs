@@ -29,19 +29,40 @@ pub fn render(entries: &[Entry], dialect: Dialect) -> String {
     out
 }
 
-fn entry(out: &mut String, e: &Entry, d: Dialect) {
-    let latex = |s: &str| escape(s, d);
-    let (ty, subtype) = match (e.kind, d) {
+/// The entry type and, for BibLaTeX's `@report` and `@thesis`, its
+/// `type`. BibLaTeX gets a type only when the entry holds the fields
+/// biber's data model makes mandatory for it (an `@article` needs a
+/// `journaltitle`, which colophon does not read; a `@report` or
+/// `@thesis` an institution; a `@book` an author), else `@misc`, so that
+/// `biber --validate-datamodel` has nothing to warn about but what no
+/// export can make up (a missing year).
+fn entry_type(e: &Entry, d: Dialect) -> (&'static str, Option<&'static str>) {
+    let has_publisher = e.meta.publisher.is_some();
+    let has_author = !e.authors.is_empty();
+    match (e.kind, d) {
+        (Kind::Book, Dialect::Biblatex) if !has_author => ("misc", None),
         (Kind::Book, _) => ("book", None),
-        (Kind::Article, _) => ("article", None),
+        (Kind::Article, Dialect::Bibtex) => ("article", None),
+        (Kind::Article, Dialect::Biblatex) => ("misc", None),
         (Kind::Manual, _) => ("manual", None),
         (Kind::Misc, _) => ("misc", None),
         (Kind::TechReport, Dialect::Bibtex) => ("techreport", None),
-        (Kind::TechReport, Dialect::Biblatex) => ("report", Some("techreport")),
+        (Kind::TechReport, Dialect::Biblatex) if has_publisher && has_author => {
+            ("report", Some("techreport"))
+        }
+        (Kind::TechReport, Dialect::Biblatex) => ("misc", Some("techreport")),
         (Kind::Thesis, Dialect::Bibtex) => ("phdthesis", None),
-        (Kind::Thesis, Dialect::Biblatex) => ("thesis", Some("phdthesis")),
-    };
-    let m = e.meta;
+        (Kind::Thesis, Dialect::Biblatex) if has_publisher && has_author => {
+            ("thesis", Some("phdthesis"))
+        }
+        (Kind::Thesis, Dialect::Biblatex) => ("misc", Some("phdthesis")),
+    }
+}
+
+fn entry(out: &mut String, e: &Entry, d: Dialect) {
+    let latex = |s: &str| escape(s, d);
+    let (ty, subtype) = entry_type(e, d);
+    let m = &e.meta;
     let mut fields: Vec<(&str, String)> = Vec::new();
     if !e.authors.is_empty() {
         let names: Vec<String> = e.authors.iter().map(|p| name(p, d)).collect();
@@ -49,7 +70,14 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
     }
     match d {
         Dialect::Bibtex => {
-            if let Some(t) = e.full_title() {
+            // Each part balanced on its own: a lone brace of the title
+            // never pairs with one of the subtitle.
+            let part = |v: &Option<String>| v.as_deref().map(balanced);
+            let t = match (part(&m.title), part(&m.subtitle)) {
+                (Some(t), Some(s)) => Some(format!("{t}: {s}")),
+                (t, s) => t.or(s),
+            };
+            if let Some(t) = t {
                 fields.push(("title", protect_caps(&latex(&t))));
             }
         }
@@ -71,11 +99,14 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         fields.push(("edition", latex(ed)));
     }
     if let Some(p) = &m.publisher {
-        let field = match e.kind {
-            Kind::TechReport => "institution",
-            Kind::Thesis if d == Dialect::Bibtex => "school",
-            Kind::Thesis => "institution",
-            Kind::Manual => "organization",
+        let field = match (ty, e.kind) {
+            ("techreport" | "report", _) => "institution",
+            ("phdthesis", _) => "school",
+            ("thesis", _) => "institution",
+            ("manual", _) => "organization",
+            // BibLaTeX's `@misc` has no publisher: the issuer is its
+            // `organization`.
+            ("misc", _) if d == Dialect::Biblatex => "organization",
             _ => "publisher",
         };
         fields.push((field, latex(p)));
@@ -106,6 +137,9 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
     if let Some(n) = &e.note {
         fields.push(("note", latex(n)));
     }
+    if d == Dialect::Biblatex {
+        homeless_to_note(ty, &mut fields);
+    }
     // JabRef's `description:path:type` (Zotero reads it too); `:` and `;`
     // in the path are escaped as JabRef expects.
     let path = e.file.to_string_lossy();
@@ -121,6 +155,51 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         let _ = writeln!(out, "  {k:<width$} = {{{v}}},");
     }
     out.push_str("}\n");
+}
+
+/// The fields of biber's data model that a BibLaTeX entry type takes
+/// beyond those of every type (`doi`, `file`, `library`, `date`, …),
+/// among the ones colophon writes (`blx-dm.def`).
+fn biblatex_takes(ty: &str, field: &str) -> bool {
+    const COMMON: &[&str] = &["author", "title", "subtitle", "note", "type", "date"];
+    let own: &[&str] = match ty {
+        "book" => &["edition", "isbn", "publisher"],
+        "manual" => &["edition", "isbn", "publisher", "organization"],
+        "report" | "thesis" => &["institution"],
+        "misc" => &["organization", "howpublished"],
+        _ => &[],
+    };
+    COMMON.contains(&field) || own.contains(&field) || matches!(field, "doi" | "file" | "library")
+}
+
+/// Values a BibLaTeX entry type has no field for (an edition or ISBN of
+/// a `@misc` or `@report`) go into its note, named, rather than being
+/// lost or drawing biber's "Invalid field" warning.
+fn homeless_to_note(ty: &str, fields: &mut Vec<(&str, String)>) {
+    let (kept, homeless): (Vec<_>, Vec<_>) =
+        fields.drain(..).partition(|(k, _)| biblatex_takes(ty, k));
+    *fields = kept;
+    if homeless.is_empty() {
+        return;
+    }
+    let words: Vec<String> = homeless
+        .into_iter()
+        .map(|(k, v)| match k {
+            "isbn" => format!("ISBN {v}"),
+            k => format!("{k} {v}"),
+        })
+        .collect();
+    let words = words.join("; ");
+    match fields.iter_mut().find(|(k, _)| *k == "note") {
+        Some((_, note)) => *note = format!("{note}; {words}"),
+        None => {
+            let at = fields
+                .iter()
+                .position(|(k, _)| *k == "file")
+                .unwrap_or(fields.len());
+            fields.insert(at, ("note", words));
+        }
+    }
 }
 
 /// One name in the "von Last, Jr, First" form BibTeX and biber parse
@@ -160,6 +239,10 @@ fn name(p: &Person, d: Dialect) -> String {
 /// for BibTeX non-ASCII letters written as LaTeX (or braced).
 pub fn escape(s: &str, d: Dialect) -> String {
     let s: String = s.nfc().collect();
+    // bibtex and biber count `\{` and `\}` as braces too: a lone one
+    // swallows the rest of the file (bibtex) or stops the parse (biber).
+    // Pairs are kept, escaped; a brace without its partner is dropped.
+    let s = balanced(&s);
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -194,6 +277,29 @@ pub fn escape(s: &str, d: Dialect) -> String {
         }
     }
     out
+}
+
+/// `s` without the braces that have no partner (a `}` before any `{`, a
+/// `{` never closed); the pairs are kept.
+fn balanced(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut keep = vec![true; chars.len()];
+    let mut open = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '{' => open.push(i),
+            '}' if open.pop().is_none() => keep[i] = false,
+            _ => {}
+        }
+    }
+    for i in open {
+        keep[i] = false;
+    }
+    chars
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, k)| k.then_some(c))
+        .collect()
 }
 
 /// A non-ASCII character written with LaTeX's accents and named letters,
@@ -233,11 +339,9 @@ fn latex_letter(c: char) -> Option<String> {
     if !base.is_ascii_alphabetic() {
         return None;
     }
-    let mut s = match base {
-        'i' => "\\i".to_string(),
-        'j' => "\\j".to_string(),
-        b => b.to_string(),
-    };
+    // `\'i`, not `\'\i`: LaTeX has printed both alike since 2017, and
+    // readers such as pandoc turn the dotless form into a dotless ı.
+    let mut s = base.to_string();
     let mut any = false;
     for mark in parts {
         let cmd = match mark {
@@ -325,7 +429,7 @@ mod tests {
     fn bibtex_spells_accents_in_latex_and_braces_other_scripts() {
         assert_eq!(
             escape("Müller, Søren Å. Ça Straße naïve", Dialect::Bibtex),
-            "M{\\\"u}ller, S{\\o}ren {\\AA}. {\\c{C}}a Stra{\\ss}e na{\\\"\\i}ve"
+            "M{\\\"u}ller, S{\\o}ren {\\AA}. {\\c{C}}a Stra{\\ss}e na{\\\"i}ve"
         );
         assert_eq!(escape("Łódź", Dialect::Bibtex), "{\\L}{\\'o}d{\\'z}");
         assert_eq!(escape("村上 春樹", Dialect::Bibtex), "{村上} {春樹}");
@@ -371,6 +475,58 @@ mod tests {
             "Programming in {LaTeX} for {NASA} and Me"
         );
         assert_eq!(protect_caps("M{\\\"U}LLER"), "M{\\\"U}LLER");
+    }
+
+    #[test]
+    fn lone_braces_are_dropped_and_pairs_kept() {
+        assert_eq!(balanced("a { b"), "a  b");
+        assert_eq!(balanced("} a {b} c {"), " a {b} c ");
+        assert_eq!(balanced("{{x}"), "{x}");
+        for d in [Dialect::Bibtex, Dialect::Biblatex] {
+            assert_eq!(escape("Set {x} and } or {", d), "Set \\{x\\} and  or ");
+        }
+    }
+
+    #[test]
+    fn names_keep_their_particles_and_multi_word_surnames() {
+        let n = |s: &str, d| name(&super::super::names::split(s), d);
+        assert_eq!(
+            n("Mohamed El Morabity", Dialect::Biblatex),
+            "{El Morabity}, Mohamed"
+        );
+        assert_eq!(
+            n("Seán Ó Laoghaire", Dialect::Bibtex),
+            "{{\\'O} Laoghaire}, Se{\\'a}n"
+        );
+        assert_eq!(n("Juan de la Cruz", Dialect::Biblatex), "de la Cruz, Juan");
+        assert_eq!(
+            n("Jan van der Berg", Dialect::Biblatex),
+            "van der Berg, Jan"
+        );
+    }
+
+    #[test]
+    fn biblatex_values_without_a_field_of_their_type_go_to_the_note() {
+        let mut fields = vec![
+            ("title", "T".to_string()),
+            ("edition", "2".to_string()),
+            ("isbn", "9780876112038".to_string()),
+            ("organization", "PIARC".to_string()),
+            ("file", ":x:PDF".to_string()),
+        ];
+        homeless_to_note("misc", &mut fields);
+        assert_eq!(
+            fields,
+            [
+                ("title", "T".to_string()),
+                ("organization", "PIARC".to_string()),
+                ("note", "edition 2; ISBN 9780876112038".to_string()),
+                ("file", ":x:PDF".to_string()),
+            ]
+        );
+        let mut book = vec![("edition", "2".to_string()), ("isbn", "1".to_string())];
+        homeless_to_note("book", &mut book);
+        assert_eq!(book.len(), 2);
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! CSL-JSON: an array of CSL items, as pandoc's citeproc and Zotero read
 //! them. Names are split into `family`/`given` with the particle in
 //! `non-dropping-particle` ("van Beethoven" sorts under B in styles that
-//! drop it, and keeps it otherwise); an organisation is a `literal`. The
-//! year is `issued.date-parts`.
+//! drop it, and keeps it otherwise); a capitalised prefix that is part of
+//! the surname ("El Morabity", "Ó Laoghaire") stays in `family`; an
+//! organisation is a `literal`. The year is `issued.date-parts`.
+//!
+//! Types are CSL 1.0.2's: a manual is a `report` (the specification's
+//! "also used for manuals and similar technical documentation"), with
+//! the `genre` saying which kind of report it is.
 
 use super::names::Person;
 use super::{Entry, Kind};
@@ -17,15 +22,16 @@ pub fn render(entries: &[Entry]) -> Result<String> {
 }
 
 fn item(e: &Entry) -> Value {
-    let m = e.meta;
+    let m = &e.meta;
     let mut o = Map::new();
     o.insert("id".into(), json!(e.key));
-    let ty = match e.kind {
-        Kind::Book | Kind::Manual => "book",
-        Kind::Article => "article-journal",
-        Kind::TechReport => "report",
-        Kind::Thesis => "thesis",
-        Kind::Misc => "document",
+    let (ty, genre) = match e.kind {
+        Kind::Book => ("book", None),
+        Kind::Manual => ("report", Some("Manual")),
+        Kind::Article => ("article-journal", None),
+        Kind::TechReport => ("report", Some("Technical report")),
+        Kind::Thesis => ("thesis", Some("PhD thesis")),
+        Kind::Misc => ("document", None),
     };
     o.insert("type".into(), json!(ty));
     if let Some(t) = e.full_title() {
@@ -37,8 +43,8 @@ fn item(e: &Entry) -> Value {
             Value::Array(e.authors.iter().map(name).collect()),
         );
     }
-    if e.kind == Kind::Thesis {
-        o.insert("genre".into(), json!("PhD thesis"));
+    if let Some(g) = genre {
+        o.insert("genre".into(), json!(g));
     }
     if let Some(p) = &m.publisher {
         o.insert("publisher".into(), json!(p));

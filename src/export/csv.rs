@@ -3,10 +3,11 @@
 //! (RFC 4180). A value a spreadsheet would run as a formula (starting
 //! with `=`, `+`, `@`) gets a leading `'`, as spreadsheets themselves do.
 
-use super::{Entry, Options};
+use super::{Entries, Entry};
 use crate::model::{Metadata, Record};
 use anyhow::Result;
 use std::collections::HashMap;
+use std::path::Path;
 
 const HEADER: [&str; 17] = [
     "path",
@@ -28,8 +29,9 @@ const HEADER: [&str; 17] = [
     "warnings",
 ];
 
-pub fn render(records: &[Record], entries: &[Entry], opts: &Options) -> Result<String> {
+pub fn render(records: &[Record], entries: &Entries, data_dir: &Path) -> Result<String> {
     let by_path: HashMap<&str, &Entry> = entries
+        .entries
         .iter()
         .map(|e| (e.record.path.as_str(), e))
         .collect();
@@ -38,11 +40,15 @@ pub fn render(records: &[Record], entries: &[Entry], opts: &Options) -> Result<S
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(HEADER)?;
     for r in sorted {
+        // A refused path (see `export::current_path`) has no row: the
+        // command said so.
+        let Ok(file) = super::current_path(r, data_dir) else {
+            continue;
+        };
         let e = by_path.get(r.path.as_str());
         let m: &Metadata = &r.metadata;
         let status = r.status.as_str();
         let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-        let file = super::current_path(r, &opts.data_dir);
         let row = [
             r.path.clone(),
             status.to_string(),
@@ -61,7 +67,8 @@ pub fn render(records: &[Record], entries: &[Entry], opts: &Options) -> Result<S
             e.and_then(|e| e.note.clone()).unwrap_or_default(),
             opt(&r.error),
             r.warnings.join("; "),
-        ];
+        ]
+        .map(|v| super::one_line(&v));
         w.write_record(row.iter().map(|v| defuse(v)))?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)

@@ -3,10 +3,26 @@
 //! `family`/`given` with particles, RIS "Last, First" and OPF a `file-as`.
 //! One split, shared by every format, so they never disagree.
 //!
-//! The particle and suffix lists are the file-naming ones (`name.rs`), so
-//! a surname in a proposed file name and in an export are the same.
+//! The particle and suffix lists are the file-naming ones (`name.rs`),
+//! plus [`SURNAME_PREFIXES`]: words that open a multi-word surname in the
+//! languages that write them capitalised ("El Morabity", "Ó Laoghaire",
+//! "Ní Bhriain"), which a reference manager must not cut off.
 
 use crate::name::{is_cjk, is_particle, is_suffix};
+
+/// Words that begin a surname of several words, beyond the particles of
+/// file naming: Arabic `El`/`Al`/`Abu`/`bint`, Irish `Ó`/`Ní`/`Nic`/`Uí`/
+/// `Ua`, Italian `dei`/`degli`/`dello`, German `vom`/`zum`/`zur`, Dutch
+/// `op`/`'t`. Compared in lower case.
+pub const SURNAME_PREFIXES: &[&str] = &[
+    "el", "al", "abu", "bint", "ó", "ní", "nic", "uí", "ua", "dei", "degli", "dello", "vom", "zum",
+    "zur", "op", "'t",
+];
+
+/// A word that belongs to the surname after it ("van", "de", "El", "Ó").
+fn is_surname_prefix(word: &str) -> bool {
+    is_particle(word) || SURNAME_PREFIXES.contains(&word.to_lowercase().as_str())
+}
 
 /// One author, split.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,14 +136,15 @@ pub fn split(name: &str) -> Person {
                 return Person::Personal(Personal::default());
             };
             // Never eat the first word: "De Morgan" alone is a surname.
-            while start > 1 && is_particle(words[start - 1]) {
+            while start > 1 && is_surname_prefix(words[start - 1]) {
                 start -= 1;
             }
             (words[..start].to_vec(), words[start..].to_vec())
         }
     };
     // Leading lower-case particles of the surname part ("van der Berg").
-    let lower = |w: &&&str| w.chars().next().is_some_and(char::is_lowercase) && is_particle(w);
+    let lower =
+        |w: &&&str| w.chars().next().is_some_and(char::is_lowercase) && is_surname_prefix(w);
     let n_particles = rest.iter().take_while(lower).count().min(rest.len() - 1);
     Person::Personal(Personal {
         given: given.join(" "),
@@ -197,6 +214,20 @@ mod tests {
                 personal("Ludwig", "van", "Beethoven", ""),
             ),
             ("Jan van der Berg", personal("Jan", "van der", "Berg", "")),
+            ("Juan de la Cruz", personal("Juan", "de la", "Cruz", "")),
+            (
+                "Mohamed El Morabity",
+                personal("Mohamed", "", "El Morabity", ""),
+            ),
+            ("Seán Ó Laoghaire", personal("Seán", "", "Ó Laoghaire", "")),
+            ("Aoife Ní Bhriain", personal("Aoife", "", "Ní Bhriain", "")),
+            (
+                "El Morabity, Mohamed",
+                personal("Mohamed", "", "El Morabity", ""),
+            ),
+            ("Hassan al Sayed", personal("Hassan", "al", "Sayed", "")),
+            // A prefix is never the whole name: "Al Gore" keeps his given name.
+            ("Al Gore", personal("Al", "", "Gore", "")),
             (
                 "Augustus De Morgan",
                 personal("Augustus", "", "De Morgan", ""),

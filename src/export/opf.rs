@@ -9,7 +9,7 @@ use crate::write::xml_escape as esc;
 use std::fmt::Write as _;
 
 pub fn render(e: &Entry) -> String {
-    let m = e.meta;
+    let m = &e.meta;
     let mut s = String::from(
         "<?xml version='1.0' encoding='utf-8'?>\n\
          <package xmlns=\"http://www.idpf.org/2007/opf\" unique-identifier=\"colophon_id\" version=\"2.0\">\n\

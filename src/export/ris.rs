@@ -1,23 +1,29 @@
 //! RIS: `TAG  - value` lines, one record per PDF ending with `ER  - `,
 //! CR LF line ends as the format defines them. Values are one line each
 //! (line breaks become spaces). The PDF is linked with `L1`, which Zotero
-//! and EndNote attach.
+//! and EndNote attach. Names are `AU  - Family, Given` with the particle
+//! in front of the family name ("van der Berg, Jan", "Ó Laoghaire, Seán").
+//!
+//! Types from the RIS list: `BOOK`, `JOUR`, `RPRT` (a report, and a
+//! manual as CSL has it, with `M3`, the type of work, saying which),
+//! `THES`, and `GEN` for what is none of these.
 
 use super::{Entry, Kind};
 
 pub fn render(entries: &[Entry]) -> String {
     let mut out = String::new();
     for e in entries {
-        let m = e.meta;
-        let ty = match e.kind {
-            Kind::Book | Kind::Manual => "BOOK",
-            Kind::Article => "JOUR",
-            Kind::TechReport => "RPRT",
-            Kind::Thesis => "THES",
-            Kind::Misc => "GEN",
+        let m = &e.meta;
+        let (ty, work) = match e.kind {
+            Kind::Book => ("BOOK", None),
+            Kind::Manual => ("RPRT", Some("Manual")),
+            Kind::Article => ("JOUR", None),
+            Kind::TechReport => ("RPRT", Some("Technical report")),
+            Kind::Thesis => ("THES", Some("PhD thesis")),
+            Kind::Misc => ("GEN", None),
         };
         let mut line = |tag: &str, v: &str| {
-            let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
+            let v = super::one_line(v);
             out.push_str(&format!("{tag}  - {v}\r\n"));
         };
         line("TY", ty);
@@ -37,6 +43,9 @@ pub fn render(entries: &[Entry]) -> String {
         }
         if let Some(ed) = &m.edition {
             line("ET", ed);
+        }
+        if let Some(w) = work {
+            line("M3", w);
         }
         if let Some(i) = &m.isbn {
             line("SN", i);

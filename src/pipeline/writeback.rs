@@ -46,7 +46,12 @@ impl<'a> Writer<'a> {
                     record.warnings.push(a.refusal());
                 }
             }
-            _ => write_one(file, hash, result, record, self),
+            // The values decided on the review page, one by one.
+            Some(a) => {
+                a.apply(record, self.env.settings);
+                write_one(file, hash, result, record, self)
+            }
+            None => write_one(file, hash, result, record, self),
         }
     }
 }

@@ -2,8 +2,11 @@
 //! page (inline CSS and script, the records inline as JSON, no fetches)
 //! that a person opens before `--write`: per PDF the current and proposed
 //! name, the fields coloured by confidence with their source page, a
-//! thumbnail of each source page, warnings; filters, search, and ticks
-//! that become an approvals file for `colophon run --write --approved`.
+//! thumbnail of each source page (a click shows it large enough to read
+//! a title page), warnings; filters, search, ticks, and decisions per
+//! value (reject one, type the right one, or accept an unsure one), which
+//! become an approvals file for `colophon run --write --approved`
+//! ([`approvals`]).
 //!
 //! Rows are drawn a page of 100 at a time, so 10,000 PDFs cost the
 //! browser no more than 100; thumbnails load lazily. They are PNG files
@@ -29,10 +32,13 @@ pub const PAGE_FILE: &str = "review.html";
 
 /// Bump when the thumbnails' size or format changes: they live in a
 /// folder of this version, so old ones are never shown.
-pub const THUMB_VERSION: u32 = 1;
+pub const THUMB_VERSION: u32 = 2;
 
-/// Thumbnail resolution: a US-letter page is 170 x 220 pixels.
-const THUMB_DPI: u32 = 20;
+/// Thumbnail resolution: a US-letter page is 816 x 1056 pixels, so the
+/// page shown large on a click reads like print (10-point text is 13
+/// pixels high); the row shows it scaled down. Grey PNG, drawn once per
+/// content and page.
+const THUMB_DPI: u32 = 96;
 
 /// The fields shown, in order, and the ones whose source page gets a
 /// thumbnail.
@@ -58,8 +64,11 @@ struct Row<'a> {
     proposed: Option<&'a str>,
     /// The proposed name differs from the current one.
     changed: bool,
-    /// A `--write` would write it (complete, with a name): it gets a tick.
+    /// A `--write` would write it (complete, with a name): ticked at first.
     approvable: bool,
+    /// Read (not an error): its values can be decided, and it can be
+    /// ticked once the decided values hold a title and an author.
+    editable: bool,
     fields: Vec<FieldView>,
     warnings: &'a [String],
     thumbs: Vec<Thumb>,
@@ -69,6 +78,9 @@ struct Row<'a> {
 struct FieldView {
     name: &'static str,
     value: String,
+    /// The values one by one, each decided on its own: one per author,
+    /// else the value alone.
+    items: Vec<String>,
     /// At or above `MIN_CONFIDENCE` (written); unsure values are shown only.
     sure: bool,
     /// "p. 3, text, 0.98".
@@ -91,11 +103,17 @@ pub fn thumb_rel(blake3: &str, index: u32) -> PathBuf {
     PathBuf::from(format!("thumbs/v{THUMB_VERSION}/{blake3}-{index}.png"))
 }
 
-fn value_of(m: &crate::model::Metadata, field: &str) -> Option<String> {
+fn items_of(m: &crate::model::Metadata, field: &str) -> Option<Vec<String>> {
+    if field == "authors" {
+        return (!m.authors.is_empty()).then(|| m.authors.clone());
+    }
+    one_value_of(m, field).map(|v| vec![v])
+}
+
+fn one_value_of(m: &crate::model::Metadata, field: &str) -> Option<String> {
     match field {
         "title" => m.title.clone(),
         "subtitle" => m.subtitle.clone(),
-        "authors" => (!m.authors.is_empty()).then(|| m.authors.join("; ")),
         "publisher" => m.publisher.clone(),
         "year" => m.year.map(|y| y.to_string()),
         "edition" => m.edition.clone(),
@@ -116,11 +134,12 @@ fn row(r: &Record, offset: u32) -> Row<'_> {
     // page index → the fields read there
     let mut pages: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
     for (name, thumb) in SHOWN {
-        let (value, sure) = match (value_of(&r.metadata, name), value_of(&r.unsure, name)) {
+        let (items, sure) = match (items_of(&r.metadata, name), items_of(&r.unsure, name)) {
             (Some(v), _) => (v, true),
             (None, Some(v)) => (v, false),
             (None, None) => continue,
         };
+        let value = items.join("; ");
         let src = r.sources.get(name);
         let source = src
             .map(|s| {
@@ -141,6 +160,7 @@ fn row(r: &Record, offset: u32) -> Row<'_> {
         fields.push(FieldView {
             name,
             value,
+            items,
             sure,
             source,
         });
@@ -165,6 +185,7 @@ fn row(r: &Record, offset: u32) -> Row<'_> {
         proposed: r.proposed_filename.as_deref(),
         changed,
         approvable: r.status == Status::Complete && r.proposed_filename.is_some(),
+        editable: r.status != Status::Error,
         fields,
         warnings: &r.warnings,
         thumbs,
@@ -182,9 +203,11 @@ pub fn render(run_id: &str, records: &[Record], page_num_offset: u32) -> Result<
         run: run_id,
         records: records.iter().map(|r| row(r, page_num_offset)).collect(),
     };
-    // Inside <script>, "</" could end the element early: JSON allows the
-    // escape "<\/" with the same meaning.
-    let json = serde_json::to_string(&data)?.replace("</", "<\\/");
+    // Inside <script>, "</script" ends the element and "<!--" followed by
+    // "<script" makes the parser look for two ends: the page's own script
+    // would be swallowed. A `<` can only stand inside a JSON string, where
+    // `\u003c` means the same: none is left for the HTML parser to see.
+    let json = serde_json::to_string(&data)?.replace('<', "\\u003c");
     let id = crate::write::xml_escape(run_id);
     Ok(include_str!("page.html")
         .replace("__RUN_ID__", &id)
@@ -232,6 +255,8 @@ pub fn thumb_job(
     page_num_offset: u32,
 ) -> Option<ThumbJob> {
     let hash = r.blake3.as_deref().and_then(parse_hash)?;
+    // A path that leaves the data folder is never opened.
+    let path = crate::export::current_path(r, data_dir).ok()?;
     let wanted: Vec<u32> = row(r, page_num_offset)
         .thumbs
         .iter()
@@ -243,7 +268,7 @@ pub fn thumb_job(
         .filter(|&i| !cache_dir.join(thumb_rel(&hash.hex(), i)).exists())
         .collect();
     (total > 0).then(|| ThumbJob {
-        path: crate::export::current_path(r, data_dir),
+        path,
         hash,
         cached: total - missing.len(),
         missing,
@@ -464,12 +489,12 @@ mod tests {
                 (
                     2,
                     "title, authors",
-                    format!("../../thumbs/v1/{hash}-1.png").as_str()
+                    format!("../../thumbs/v2/{hash}-1.png").as_str()
                 ),
                 (
                     3,
                     "publisher, year",
-                    format!("../../thumbs/v1/{hash}-2.png").as_str()
+                    format!("../../thumbs/v2/{hash}-2.png").as_str()
                 ),
             ]
         );
@@ -477,10 +502,18 @@ mod tests {
 
     #[test]
     fn the_page_is_self_contained_and_its_data_cannot_close_the_script() {
-        let html = render("20260101-000000-1", &[record()], 1).unwrap();
+        let mut r = record();
+        r.metadata.title = Some("Weaving <!--<script> and </script> looms".into());
+        let html = render("20260101-000000-1", &[r], 1).unwrap();
+        let data_at = html.find("id=\"data\">").unwrap();
+        let script_at = html[data_at..].find("</script>").unwrap() + data_at;
+        assert!(
+            !html[data_at + 10..script_at].contains('<'),
+            "no `<` in the data block: no <!--, <script or </ for the HTML parser"
+        );
         assert!(!html.contains("__DATA__") && !html.contains("__RUN_ID__"));
         assert!(!html.contains("a</script>.pdf"), "the path is escaped");
-        assert!(html.contains("a<\\/script>.pdf"));
+        assert!(html.contains("a\\u003c/script>.pdf"));
         // No fetches: no external URL, script or font.
         for bad in [
             "http://",
@@ -497,5 +530,9 @@ mod tests {
         let data: serde_json::Value = serde_json::from_str(&html[data_start..data_end]).unwrap();
         assert_eq!(data["run"], "20260101-000000-1");
         assert_eq!(data["records"][0]["path"], "books/a</script>.pdf");
+        assert_eq!(
+            data["records"][0]["fields"][0]["value"],
+            "Weaving <!--<script> and </script> looms"
+        );
     }
 }
