@@ -38,7 +38,7 @@ use std::path::PathBuf;
 /// First bytes a worker writes: proves the executable really is a colophon
 /// worker speaking this protocol version. Bump the digit when a message
 /// changes shape.
-pub const HANDSHAKE: &[u8] = b"colophon-worker 3\n";
+pub const HANDSHAKE: &[u8] = b"colophon-worker 4\n";
 
 /// Documents a worker keeps open at most (the one in use included).
 pub const KEEP_OPEN: usize = 4;
@@ -181,26 +181,77 @@ pub(crate) fn private_stdout() -> anyhow::Result<std::fs::File> {
 
 /// The documents a worker keeps open, most recently used last.
 #[derive(Default)]
-struct OpenDocs(Vec<(u64, Document)>);
+struct OpenDocs(Vec<(u64, OpenDoc)>);
+
+/// A document open in a worker.
+struct OpenDoc {
+    doc: Document,
+    /// Set when the quick reader refused one of its pages as too large
+    /// ([`PdfError::TooLarge`]): every later page and render fails the
+    /// same way, so pdfium never reads what the quick reader refused.
+    too_large: Option<PdfError>,
+}
+
+impl OpenDoc {
+    /// Page `index`, as [`Document::read_page`] reads it (the quick reader,
+    /// else pdfium), except that a page the quick reader refuses as too
+    /// large fails instead of going to pdfium: pdfium would read the same
+    /// bomb whole (gigabytes from a few kilobytes) or abort on it.
+    fn read_page(&mut self, index: u32) -> Result<PageRead, PdfError> {
+        if let Some(e) = &self.too_large {
+            return Err(e.clone());
+        }
+        match self.doc.read_page_quick(index) {
+            None => self.doc.read_page(index),
+            Some(Ok(page)) => Ok(page),
+            Some(Err(why)) => match super::quick::Unsupported::too_large_in(&why) {
+                Some(what) => {
+                    let e = PdfError::TooLarge(what.to_string());
+                    self.too_large = Some(e.clone());
+                    Err(e)
+                }
+                None => self.doc.read_page_pdfium(index),
+            },
+        }
+    }
+
+    fn render_page(&self, index: u32, dpi: u32, max_pixels: u64) -> Result<Response, PdfError> {
+        if let Some(e) = &self.too_large {
+            return Err(e.clone());
+        }
+        let img = self.doc.render_page(index, dpi, max_pixels)?;
+        Ok(Response::Rendered {
+            width: img.width(),
+            height: img.height(),
+            pixels: img.into_raw(),
+        })
+    }
+}
 
 impl OpenDocs {
     /// Document `id`, now the most recently used.
-    fn get(&mut self, id: u64) -> Option<&Document> {
+    fn get(&mut self, id: u64) -> Option<&mut OpenDoc> {
         let at = self.0.iter().position(|(d, _)| *d == id)?;
         let entry = self.0.remove(at);
         self.0.push(entry);
-        self.0.last().map(|(_, d)| d)
+        self.0.last_mut().map(|(_, d)| d)
     }
 
     /// Adds a document, closing the least recently used ones beyond
     /// [`KEEP_OPEN`] documents or [`KEEP_OPEN_BYTES`] besides this one.
     fn add(&mut self, id: u64, doc: Document) {
         self.close(id);
-        self.0.push((id, doc));
+        self.0.push((
+            id,
+            OpenDoc {
+                doc,
+                too_large: None,
+            },
+        ));
         let mut bytes: usize = 0;
         let mut keep = 1;
         for (_, d) in self.0.iter().rev().skip(1) {
-            bytes += d.byte_len();
+            bytes += d.doc.byte_len();
             if keep >= KEEP_OPEN || bytes > KEEP_OPEN_BYTES {
                 break;
             }
@@ -271,14 +322,9 @@ fn handle(docs: &mut OpenDocs, req: Request) -> Option<Response> {
             dpi,
             max_pixels,
         } => match docs.get(doc) {
-            Some(d) => match d.render_page(index, dpi, max_pixels) {
-                Ok(img) => Response::Rendered {
-                    width: img.width(),
-                    height: img.height(),
-                    pixels: img.into_raw(),
-                },
-                Err(e) => Response::Failed(e),
-            },
+            Some(d) => d
+                .render_page(index, dpi, max_pixels)
+                .unwrap_or_else(Response::Failed),
             None => Response::Failed(PdfError::NotOpen),
         },
         Request::Close { doc } => {

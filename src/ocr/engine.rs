@@ -45,9 +45,23 @@ pub struct TesseractMissing;
 /// from a failure (a failed batch of pages is read again page by page, a
 /// batch over time is not: the time is spent).
 #[derive(Debug, thiserror::Error)]
-#[error("{PROGRAM} took longer than {secs:.0} s and was stopped")]
+#[error(
+    "{PROGRAM} took longer than {} s and was stopped (the time left of this document's PDF_TIMEOUT)",
+    short_secs(*secs)
+)]
 pub struct TimedOut {
     pub secs: f64,
+}
+
+/// Seconds for a message: whole above 10, else to a tenth (a document's
+/// OCR may be stopped with 0.3 s of its budget left, which `{:.0}` showed
+/// as "0 s").
+fn short_secs(secs: f64) -> String {
+    if secs >= 10.0 {
+        format!("{secs:.0}")
+    } else {
+        format!("{:.1}", (secs * 10.0).ceil() / 10.0)
+    }
 }
 
 /// Recognises `img` (`dpi` pixels per inch) with Tesseract in automatic page
@@ -363,6 +377,21 @@ fn write_tiff(out: &mut impl Write, pages: &[(&GrayImage, u32)]) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 38: `PDF_TIMEOUT = 5` with slow OCR said "took longer than
+    /// 0 s" when the document had less than half a second left.
+    #[test]
+    fn a_short_time_limit_is_not_shown_as_zero() {
+        let text = |secs| TimedOut { secs }.to_string();
+        assert_eq!(
+            text(0.3),
+            "tesseract took longer than 0.3 s and was stopped \
+             (the time left of this document's PDF_TIMEOUT)"
+        );
+        assert!(text(0.01).contains("than 0.1 s"), "{}", text(0.01));
+        assert!(text(4.96).contains("than 5.0 s"), "{}", text(4.96));
+        assert!(text(120.0).contains("than 120 s"), "{}", text(120.0));
+    }
 
     #[test]
     fn languages_are_checked() {
