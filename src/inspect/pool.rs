@@ -1180,6 +1180,32 @@ mod tests {
         assert_eq!(pool.lost(), 1);
     }
 
+    /// Issue 38: each worker runs under the address-space limit of its
+    /// pool (`WORKER_MEMORY_LIMIT_MB`), and a normal document is read
+    /// and rendered within the default limit.
+    #[test]
+    fn workers_run_under_their_memory_limit() {
+        let settings = crate::settings::Settings::default();
+        let mut c = config(1, 60.0);
+        c.memory_limit = PoolConfig::from_settings(&settings, 1).memory_limit;
+        assert_eq!(c.memory_limit, Some(2048 << 20));
+        let pool = WorkerPool::new(c);
+        let mut h = pool.checkout().unwrap();
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", h.pid().unwrap())).unwrap();
+        let line = limits
+            .lines()
+            .find(|l| l.starts_with("Max address space"))
+            .unwrap();
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // "Max address space <soft> <hard> bytes"
+        assert_eq!(fields[3..5], ["2147483648", "2147483648"], "{line}");
+        assert_eq!(h.open(&fixture("book-p01-scanned.pdf")).unwrap().page_count, 9);
+        h.read_pages(&[0, 1, 2]).unwrap();
+        let img = h.render_page(0, 300, 40_000_000).unwrap();
+        assert!(img.width() > 1000, "{}", img.width());
+        assert_eq!(pool.lost(), 0);
+    }
+
     #[test]
     fn zero_timeout_means_no_limit() {
         assert_eq!(PoolConfig::new(1, 0.0).doc_timeout, None);

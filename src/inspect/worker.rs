@@ -487,6 +487,59 @@ mod tests {
         assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
     }
 
+    /// Issue 38: a page whose content the quick reader refuses as too
+    /// large (here a Flate-of-Flate bomb of about a kilobyte) fails its
+    /// document with `TooLarge` instead of going to pdfium, which would
+    /// inflate it whole; the document's other pages and renders fail the
+    /// same way, and the worker goes on with the next document.
+    #[test]
+    fn a_bomb_fails_its_document_as_too_large_without_pdfium() {
+        use crate::inspect::pdfium::tests::fixture;
+        use crate::inspect::quick::fuzz;
+        let base = std::fs::read(fixture("book-p03-asis.pdf")).unwrap();
+        let flate = fuzz::KINDS.iter().position(|k| *k == "flate-bomb").unwrap();
+        let bomb = fuzz::mutate(&base, flate, &mut fuzz::Rng::new(1));
+        assert!(bomb.len() < base.len() + 4096, "{}", bomb.len());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bomb.pdf");
+        std::fs::write(&path, &bomb).unwrap();
+        let mut input = Vec::new();
+        let mut send = |r: Request| write_frame(&mut input, &r).unwrap();
+        for (doc, p) in [(1, &path), (2, &fixture("book-p03-asis.pdf"))] {
+            send(Request::Open {
+                doc,
+                path: path_to_bytes(p),
+                expect: None,
+            });
+        }
+        send(Request::ReadPage { doc: 1, index: 0 });
+        send(Request::ReadPage { doc: 1, index: 0 });
+        send(Request::Render {
+            doc: 1,
+            index: 0,
+            dpi: 72,
+            max_pixels: 1_000_000,
+        });
+        send(Request::ReadPage { doc: 2, index: 1 });
+        let mut out = Vec::new();
+        serve(&mut &input[..], &mut out).unwrap();
+        let mut rd = &out[..];
+        let mut next = || read_frame::<_, Response>(&mut rd).unwrap().unwrap();
+        assert!(matches!(next(), Response::Opened(i) if i.page_count == 1));
+        assert!(matches!(next(), Response::Opened(i) if i.page_count == 15));
+        let too_large = PdfError::TooLarge(
+            "a stream decodes to more than 64 MiB (a decompression bomb)".into(),
+        );
+        assert_eq!(
+            too_large.to_string(),
+            "too large to read: a stream decodes to more than 64 MiB (a decompression bomb)"
+        );
+        for _ in 0..3 {
+            assert_eq!(next(), Response::Failed(too_large.clone()));
+        }
+        assert!(matches!(next(), Response::Page(p) if p.text.lines[0].text == "Weaving on Simple Looms"));
+    }
+
     #[test]
     fn rendered_pixels_travel_as_a_sequence_of_bytes_would() {
         #[derive(serde::Serialize)]
