@@ -95,7 +95,11 @@ fn main() {
             }
         }
         if (number + 1) % 1000 == 0 {
-            eprintln!("{} cases, {panics} panics, {:.0} s", number + 1, t.elapsed().as_secs_f64());
+            eprintln!(
+                "{} cases, {panics} panics, {:.0} s",
+                number + 1,
+                t.elapsed().as_secs_f64()
+            );
         }
     }
     let _ = std::fs::remove_file(out.join("current"));
@@ -119,7 +123,10 @@ fn limit_memory() {
     };
     // SAFETY: a plain system call on this process.
     if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
-        eprintln!("warning: could not limit memory: {}", std::io::Error::last_os_error());
+        eprintln!(
+            "warning: could not limit memory: {}",
+            std::io::Error::last_os_error()
+        );
     }
 }
 

@@ -1199,7 +1199,10 @@ mod tests {
         let fields: Vec<&str> = line.split_whitespace().collect();
         // "Max address space <soft> <hard> bytes"
         assert_eq!(fields[3..5], ["2147483648", "2147483648"], "{line}");
-        assert_eq!(h.open(&fixture("book-p01-scanned.pdf")).unwrap().page_count, 9);
+        assert_eq!(
+            h.open(&fixture("book-p01-scanned.pdf")).unwrap().page_count,
+            9
+        );
         h.read_pages(&[0, 1, 2]).unwrap();
         let img = h.render_page(0, 300, 40_000_000).unwrap();
         assert!(img.width() > 1000, "{}", img.width());

@@ -537,7 +537,9 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(next(), Response::Failed(too_large.clone()));
         }
-        assert!(matches!(next(), Response::Page(p) if p.text.lines[0].text == "Weaving on Simple Looms"));
+        assert!(
+            matches!(next(), Response::Page(p) if p.text.lines[0].text == "Weaving on Simple Looms")
+        );
     }
 
     #[test]

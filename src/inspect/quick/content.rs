@@ -886,7 +886,11 @@ mod tests {
     /// at every `Tf` (which took a 166 KB PDF past `PDF_TIMEOUT`).
     #[test]
     fn a_direct_font_dictionary_is_loaded_once() {
-        let c = read_pdf(&[b"BT /F3 10 Tf (a) Tj /F1 9 Tf (b) Tj /F3 10 Tf (c) Tj ET"], b"").unwrap();
+        let c = read_pdf(
+            &[b"BT /F3 10 Tf (a) Tj /F1 9 Tf (b) Tj /F3 10 Tf (c) Tj ET"],
+            b"",
+        )
+        .unwrap();
         assert_eq!(text(&c), "abc");
         assert_eq!(c.fonts.len(), 2);
         assert_eq!(c.fonts[0].name(), b"Courier");
@@ -898,7 +902,7 @@ mod tests {
     /// size, with its own /F1), /Fm2 a form that draws itself, /Fm3 a form
     /// with no resources, /GS1 an ExtGState setting the font; read with
     /// [`read`]. /F2 is a Type 3 font, which the reader does not follow; /F3
-/// a Courier given as a direct dictionary.
+    /// a Courier given as a direct dictionary.
     fn read_pdf(parts: &[&[u8]], form: &[u8]) -> Result<PageContent, Unsupported> {
         use lopdf::{Object as L, Stream as S, dictionary};
         let mut doc = lopdf::Document::with_version("1.5");

@@ -211,7 +211,12 @@ pub fn mutate(base: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
         }
         "prev-loop" => {
             let catalog = b"<< /Type /Catalog /Pages 2 0 R >>".to_vec();
-            out = update(&out, &[(NEW_OBJECTS, catalog)], NEW_OBJECTS, Some(Prev::Own));
+            out = update(
+                &out,
+                &[(NEW_OBJECTS, catalog)],
+                NEW_OBJECTS,
+                Some(Prev::Own),
+            );
             if rng.below(2) == 0 {
                 // A second section pointing back at the first, which
                 // points at itself.
@@ -428,13 +433,19 @@ fn new_page_objects(
     } else {
         resources.to_vec()
     };
-    let mut page = format!("<< /Type /Page /Parent {} 0 R /MediaBox [0 0 612 792] ", n + 1)
-        .into_bytes();
+    let mut page = format!(
+        "<< /Type /Page /Parent {} 0 R /MediaBox [0 0 612 792] ",
+        n + 1
+    )
+    .into_bytes();
     page.extend(b"/Resources ");
     page.extend(resources);
     page.extend(format!(" /Contents {} 0 R >>", n + 3).into_bytes());
     let mut objects = vec![
-        (n, format!("<< /Type /Catalog /Pages {} 0 R >>", n + 1).into_bytes()),
+        (
+            n,
+            format!("<< /Type /Catalog /Pages {} 0 R >>", n + 1).into_bytes(),
+        ),
         (
             n + 1,
             format!("<< /Type /Pages /Kids [{} 0 R] /Count 1 >>", n + 2).into_bytes(),
@@ -606,7 +617,9 @@ pub fn check(bytes: &[u8]) -> Result<Outcome, Panic> {
     });
     LAST_PANIC.with(|p| *p.borrow_mut() = Some(String::new()));
     let result = std::panic::catch_unwind(|| read_everything(bytes));
-    let told = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    let told = LAST_PANIC
+        .with(|p| p.borrow_mut().take())
+        .unwrap_or_default();
     result.map_err(|_| Panic(told))
 }
 
@@ -660,7 +673,12 @@ mod tests {
         assert_eq!((o.pages_read, o.unsupported), (1, None));
         // (The same two glyphs at the same place, kept once.)
         assert_eq!(o.glyphs, 2);
-        for kind in ["prev-loop", "self-page-tree", "deep-nesting", "xref-stream-bomb"] {
+        for kind in [
+            "prev-loop",
+            "self-page-tree",
+            "deep-nesting",
+            "xref-stream-bomb",
+        ] {
             for _ in 0..3 {
                 let o = run(kind, &mut rng);
                 assert!(!o.too_large || kind == "xref-stream-bomb", "{kind}: {o:?}");
