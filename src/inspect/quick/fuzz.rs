@@ -43,7 +43,7 @@ impl Rng {
         Rng((z ^ (z >> 31)) | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -54,7 +54,7 @@ impl Rng {
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -139,7 +139,7 @@ pub fn mutate(base: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
                 out[at] = if rng.below(2) == 0 {
                     out[at] ^ (1 << rng.below(8))
                 } else {
-                    rng.next() as u8
+                    rng.next_u64() as u8
                 };
             }
         }
