@@ -79,6 +79,11 @@ pub enum PdfError {
         index + 1, fmt_pt(*width), fmt_pt(*height)
     )]
     PageTooLarge { index: u32, width: f32, height: f32 },
+    /// The document holds data that would take the worker's memory if
+    /// read (a decompression bomb, a CMap that expands to millions of
+    /// codes): refused by the quick reader before pdfium reads it.
+    #[error("too large to read: {0}")]
+    TooLarge(String),
     /// The bytes the worker read are not the bytes the coordinator hashed:
     /// the file was changed (or replaced) in between. Nothing read from it
     /// may be cached under the hash the coordinator has.

@@ -68,6 +68,12 @@ pub struct PoolConfig {
     pub env: Vec<(OsString, OsString)>,
     /// Base of page numbers in messages (`PAGE_NUM_OFFSET`).
     pub page_num_offset: u32,
+    /// Address space each worker may map, in bytes
+    /// (`WORKER_MEMORY_LIMIT_MB`; `RLIMIT_AS`, set in the child before it
+    /// runs the worker); `None`: no limit. A document that needs more
+    /// fails alone (its worker's allocation fails and it dies) instead of
+    /// taking the machine's memory with every other worker's.
+    pub memory_limit: Option<u64>,
 }
 
 impl PoolConfig {
@@ -85,13 +91,16 @@ impl PoolConfig {
             args: vec!["worker".into()],
             env: Vec::new(),
             page_num_offset: 1,
+            memory_limit: None,
         }
     }
 
-    /// From the run's settings (`PDF_TIMEOUT`, `PAGE_NUM_OFFSET`) and `--jobs`.
+    /// From the run's settings (`PDF_TIMEOUT`, `PAGE_NUM_OFFSET`,
+    /// `WORKER_MEMORY_LIMIT_MB`) and `--jobs`.
     pub fn from_settings(settings: &crate::settings::Settings, jobs: usize) -> PoolConfig {
         PoolConfig {
             page_num_offset: settings.page_num_offset,
+            memory_limit: Some(settings.worker_memory_limit_mb << 20),
             ..PoolConfig::new(jobs, settings.pdf_timeout)
         }
     }
@@ -285,6 +294,9 @@ impl WorkerPool {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         die_with_spawning_thread(&mut cmd);
+        if let Some(bytes) = cfg.memory_limit {
+            limit_address_space(&mut cmd, bytes);
+        }
         let cant = |e: String| PdfError::WorkerStart(format!("{}: {e}", cfg.program.display()));
         let mut child = self.spawner.spawn(cmd).map_err(|e| cant(e.to_string()))?;
         self.spawned.fetch_add(1, Ordering::Relaxed);
@@ -831,6 +843,30 @@ impl Spawner {
     }
 }
 
+/// Limits the child's address space to `bytes` (`RLIMIT_AS`): past it,
+/// its allocations fail and it dies (pdfium and Rust both abort on a
+/// failed allocation), which the pool reports as a crash of that document.
+/// An address-space limit works without cgroups (none are delegated to a
+/// user session here, nor in most containers); it counts mapped rather
+/// than resident memory, so it is set with room for what pdfium maps and
+/// never touches (see `WORKER_MEMORY_LIMIT_MB`).
+fn limit_address_space(command: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: setrlimit is a plain system call, async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Makes the child get SIGKILL when the thread that spawns it ends, so a
 /// worker or a tesseract never outlives the run: a killed colophon
 /// (SIGTERM, SIGKILL, a second Ctrl-C) takes them with it. The spawning
@@ -1142,6 +1178,35 @@ mod tests {
         h.debug_sleep(600).unwrap();
         assert_eq!(h.read_page(1).unwrap().text.index, 1);
         assert_eq!(pool.lost(), 1);
+    }
+
+    /// Issue 38: each worker runs under the address-space limit of its
+    /// pool (`WORKER_MEMORY_LIMIT_MB`), and a normal document is read
+    /// and rendered within the default limit.
+    #[test]
+    fn workers_run_under_their_memory_limit() {
+        let settings = crate::settings::Settings::default();
+        let mut c = config(1, 60.0);
+        c.memory_limit = PoolConfig::from_settings(&settings, 1).memory_limit;
+        assert_eq!(c.memory_limit, Some(2048 << 20));
+        let pool = WorkerPool::new(c);
+        let mut h = pool.checkout().unwrap();
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", h.pid().unwrap())).unwrap();
+        let line = limits
+            .lines()
+            .find(|l| l.starts_with("Max address space"))
+            .unwrap();
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // "Max address space <soft> <hard> bytes"
+        assert_eq!(fields[3..5], ["2147483648", "2147483648"], "{line}");
+        assert_eq!(
+            h.open(&fixture("book-p01-scanned.pdf")).unwrap().page_count,
+            9
+        );
+        h.read_pages(&[0, 1, 2]).unwrap();
+        let img = h.render_page(0, 300, 40_000_000).unwrap();
+        assert!(img.width() > 1000, "{}", img.width());
+        assert_eq!(pool.lost(), 0);
     }
 
     #[test]

@@ -38,7 +38,7 @@ use std::path::PathBuf;
 /// First bytes a worker writes: proves the executable really is a colophon
 /// worker speaking this protocol version. Bump the digit when a message
 /// changes shape.
-pub const HANDSHAKE: &[u8] = b"colophon-worker 3\n";
+pub const HANDSHAKE: &[u8] = b"colophon-worker 4\n";
 
 /// Documents a worker keeps open at most (the one in use included).
 pub const KEEP_OPEN: usize = 4;
@@ -181,26 +181,77 @@ pub(crate) fn private_stdout() -> anyhow::Result<std::fs::File> {
 
 /// The documents a worker keeps open, most recently used last.
 #[derive(Default)]
-struct OpenDocs(Vec<(u64, Document)>);
+struct OpenDocs(Vec<(u64, OpenDoc)>);
+
+/// A document open in a worker.
+struct OpenDoc {
+    doc: Document,
+    /// Set when the quick reader refused one of its pages as too large
+    /// ([`PdfError::TooLarge`]): every later page and render fails the
+    /// same way, so pdfium never reads what the quick reader refused.
+    too_large: Option<PdfError>,
+}
+
+impl OpenDoc {
+    /// Page `index`, as [`Document::read_page`] reads it (the quick reader,
+    /// else pdfium), except that a page the quick reader refuses as too
+    /// large fails instead of going to pdfium: pdfium would read the same
+    /// bomb whole (gigabytes from a few kilobytes) or abort on it.
+    fn read_page(&mut self, index: u32) -> Result<PageRead, PdfError> {
+        if let Some(e) = &self.too_large {
+            return Err(e.clone());
+        }
+        match self.doc.read_page_quick(index) {
+            None => self.doc.read_page(index),
+            Some(Ok(page)) => Ok(page),
+            Some(Err(why)) => match super::quick::Unsupported::too_large_in(&why) {
+                Some(what) => {
+                    let e = PdfError::TooLarge(what.to_string());
+                    self.too_large = Some(e.clone());
+                    Err(e)
+                }
+                None => self.doc.read_page_pdfium(index),
+            },
+        }
+    }
+
+    fn render_page(&self, index: u32, dpi: u32, max_pixels: u64) -> Result<Response, PdfError> {
+        if let Some(e) = &self.too_large {
+            return Err(e.clone());
+        }
+        let img = self.doc.render_page(index, dpi, max_pixels)?;
+        Ok(Response::Rendered {
+            width: img.width(),
+            height: img.height(),
+            pixels: img.into_raw(),
+        })
+    }
+}
 
 impl OpenDocs {
     /// Document `id`, now the most recently used.
-    fn get(&mut self, id: u64) -> Option<&Document> {
+    fn get(&mut self, id: u64) -> Option<&mut OpenDoc> {
         let at = self.0.iter().position(|(d, _)| *d == id)?;
         let entry = self.0.remove(at);
         self.0.push(entry);
-        self.0.last().map(|(_, d)| d)
+        self.0.last_mut().map(|(_, d)| d)
     }
 
     /// Adds a document, closing the least recently used ones beyond
     /// [`KEEP_OPEN`] documents or [`KEEP_OPEN_BYTES`] besides this one.
     fn add(&mut self, id: u64, doc: Document) {
         self.close(id);
-        self.0.push((id, doc));
+        self.0.push((
+            id,
+            OpenDoc {
+                doc,
+                too_large: None,
+            },
+        ));
         let mut bytes: usize = 0;
         let mut keep = 1;
         for (_, d) in self.0.iter().rev().skip(1) {
-            bytes += d.byte_len();
+            bytes += d.doc.byte_len();
             if keep >= KEEP_OPEN || bytes > KEEP_OPEN_BYTES {
                 break;
             }
@@ -267,14 +318,9 @@ fn handle(docs: &mut OpenDocs, req: Request) -> Option<Response> {
             dpi,
             max_pixels,
         } => match docs.get(doc) {
-            Some(d) => match d.render_page(index, dpi, max_pixels) {
-                Ok(img) => Response::Rendered {
-                    width: img.width(),
-                    height: img.height(),
-                    pixels: img.into_raw(),
-                },
-                Err(e) => Response::Failed(e),
-            },
+            Some(d) => d
+                .render_page(index, dpi, max_pixels)
+                .unwrap_or_else(Response::Failed),
             None => Response::Failed(PdfError::NotOpen),
         },
         Request::Close { doc } => {
@@ -435,6 +481,61 @@ mod tests {
         assert_eq!(next(), Response::Failed(PdfError::NotOpen));
         assert_eq!(first_line(next()), "Weaving on Simple Looms");
         assert_eq!(read_frame::<_, Response>(&mut rd).unwrap(), None);
+    }
+
+    /// Issue 38: a page whose content the quick reader refuses as too
+    /// large (here a Flate-of-Flate bomb of about a kilobyte) fails its
+    /// document with `TooLarge` instead of going to pdfium, which would
+    /// inflate it whole; the document's other pages and renders fail the
+    /// same way, and the worker goes on with the next document.
+    #[test]
+    fn a_bomb_fails_its_document_as_too_large_without_pdfium() {
+        use crate::inspect::pdfium::tests::fixture;
+        use crate::inspect::quick::fuzz;
+        let base = std::fs::read(fixture("book-p03-asis.pdf")).unwrap();
+        let flate = fuzz::KINDS.iter().position(|k| *k == "flate-bomb").unwrap();
+        let bomb = fuzz::mutate(&base, flate, &mut fuzz::Rng::new(1));
+        assert!(bomb.len() < base.len() + 4096, "{}", bomb.len());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bomb.pdf");
+        std::fs::write(&path, &bomb).unwrap();
+        let mut input = Vec::new();
+        let mut send = |r: Request| write_frame(&mut input, &r).unwrap();
+        for (doc, p) in [(1, &path), (2, &fixture("book-p03-asis.pdf"))] {
+            send(Request::Open {
+                doc,
+                path: path_to_bytes(p),
+                expect: None,
+            });
+        }
+        send(Request::ReadPage { doc: 1, index: 0 });
+        send(Request::ReadPage { doc: 1, index: 0 });
+        send(Request::Render {
+            doc: 1,
+            index: 0,
+            dpi: 72,
+            max_pixels: 1_000_000,
+        });
+        send(Request::ReadPage { doc: 2, index: 1 });
+        let mut out = Vec::new();
+        serve(&mut &input[..], &mut out).unwrap();
+        let mut rd = &out[..];
+        let mut next = || read_frame::<_, Response>(&mut rd).unwrap().unwrap();
+        assert!(matches!(next(), Response::Opened(i) if i.page_count == 1));
+        assert!(matches!(next(), Response::Opened(i) if i.page_count == 15));
+        let too_large = PdfError::TooLarge(
+            "a stream decodes to more than 64 MiB (a decompression bomb)".into(),
+        );
+        assert_eq!(
+            too_large.to_string(),
+            "too large to read: a stream decodes to more than 64 MiB (a decompression bomb)"
+        );
+        for _ in 0..3 {
+            assert_eq!(next(), Response::Failed(too_large.clone()));
+        }
+        assert!(
+            matches!(next(), Response::Page(p) if p.text.lines[0].text == "Weaving on Simple Looms")
+        );
     }
 
     #[test]

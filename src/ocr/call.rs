@@ -14,9 +14,23 @@ pub(super) const PROGRAM: &str = "tesseract";
 /// from a failure (a failed batch of pages is read again page by page, a
 /// batch over time is not: the time is spent).
 #[derive(Debug, thiserror::Error)]
-#[error("{PROGRAM} took longer than {secs:.0} s and was stopped")]
+#[error(
+    "{PROGRAM} took longer than {} s and was stopped (the time left of this document's PDF_TIMEOUT)",
+    short_secs(*secs)
+)]
 pub struct TimedOut {
     pub secs: f64,
+}
+
+/// Seconds for a message: whole above 10, else to a tenth (a document's
+/// OCR may be stopped with 0.3 s of its budget left, which `{:.0}` showed
+/// as "0 s").
+pub(super) fn short_secs(secs: f64) -> String {
+    if secs >= 10.0 {
+        format!("{secs:.0}")
+    } else {
+        format!("{:.1}", (secs * 10.0).ceil() / 10.0)
+    }
 }
 
 /// Tesseract's page segmentation mode for a call.

@@ -312,6 +312,21 @@ fn write_tiff(out: &mut impl Write, pages: &[(&GrayImage, u32)]) -> std::io::Res
 mod tests {
     use super::*;
 
+    /// Issue 38: `PDF_TIMEOUT = 5` with slow OCR said "took longer than
+    /// 0 s" when the document had less than half a second left.
+    #[test]
+    fn a_short_time_limit_is_not_shown_as_zero() {
+        let text = |secs| TimedOut { secs }.to_string();
+        assert_eq!(
+            text(0.3),
+            "tesseract took longer than 0.3 s and was stopped \
+             (the time left of this document's PDF_TIMEOUT)"
+        );
+        assert!(text(0.01).contains("than 0.1 s"), "{}", text(0.01));
+        assert!(text(4.96).contains("than 5.0 s"), "{}", text(4.96));
+        assert!(text(120.0).contains("than 120 s"), "{}", text(120.0));
+    }
+
     #[test]
     fn languages_are_checked() {
         for ok in ["eng", "eng+deu", "chi_sim", "script/Latin"] {

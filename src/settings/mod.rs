@@ -214,6 +214,9 @@ pub struct Settings {
     /// `PDF_TIMEOUT`: seconds a worker may spend on one document before it
     /// is killed and the document fails, > 0.
     pub pdf_timeout: f64,
+    /// `WORKER_MEMORY_LIMIT_MB`: address space each PDF worker may map,
+    /// in MiB.
+    pub worker_memory_limit_mb: u64,
     /// `OCR_LANGUAGES`: Tesseract language codes joined with `+`.
     pub ocr_languages: String,
     /// `OCR_LIBTESSERACT`: how scans are read: `auto` (libtesseract,
@@ -307,6 +310,7 @@ impl Settings {
             runtime_ignore_dir_name: String::new(),
             filename_template: String::new(),
             pdf_timeout: 0.0,
+            worker_memory_limit_mb: 0,
             ocr_languages: String::new(),
             ocr_libtesseract: String::new(),
             pdf_text_reader: TextReader::Quick,

@@ -733,6 +733,17 @@ pub(super) const LEAVES: &[Leaf] = &[
         get: |s| toml::Value::Float(s.pdf_timeout),
     },
     Leaf {
+        key: "WORKER_MEMORY_LIMIT_MB",
+        // Address space, not resident memory: pdfium maps far more than it
+        // touches (a worker that has read a page maps about 0.3 GB; see
+        // README). Below 512 normal files would fail.
+        kind: Kind::Int { min: 512, max: U32 },
+        default: Val::Int(2048),
+        affects: Affects::Run,
+        set: |s, v| s.worker_memory_limit_mb = v.int() as u64,
+        get: |s| int(s.worker_memory_limit_mb),
+    },
+    Leaf {
         key: "OCR_DPI",
         kind: Kind::Int { min: 50, max: 1200 },
         default: Val::Int(300),

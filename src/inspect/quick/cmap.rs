@@ -145,6 +145,27 @@ fn int_of(word: &[u8]) -> i64 {
 /// Codes above this spoil a section (pdfium's `kCidLimit`).
 const CODE_LIMIT: u32 = 0xFFFF;
 
+/// Codes a `/ToUnicode` map may enter in all (issue 38). There are at most
+/// 65,536 codes, so a real map enters each about once; up to 160,000
+/// ranges of 256 codes each (41 million entries) come from a few
+/// kilobytes of Flate, and took this reader 2.3 GB and pdfium 3.4 GB.
+pub const MAX_EXPANDED: usize = 1 << 20;
+
+/// A decoded CMap larger than this is not a font's map (a full two-byte
+/// map in `bfchar` lines is about 1 MB): its words alone would take
+/// memory by the gigabyte.
+pub const MAX_CMAP_BYTES: usize = 16 << 20;
+
+fn cmap_too_large(len: usize) -> Result<(), Unsupported> {
+    if len > MAX_CMAP_BYTES {
+        return Err(Unsupported::too_large(format!(
+            "a CMap of more than {} MiB",
+            MAX_CMAP_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
 /// A `/ToUnicode` CMap.
 #[derive(Debug, Default, Clone)]
 pub struct ToUnicode {
@@ -152,6 +173,8 @@ pub struct ToUnicode {
     /// `multi[i]` (pdfium's packing, which also orders them).
     map: HashMap<u32, u32>,
     multi: Vec<Vec<u16>>,
+    /// Codes entered so far, against [`MAX_EXPANDED`].
+    entered: usize,
 }
 
 impl ToUnicode {
@@ -159,6 +182,7 @@ impl ToUnicode {
     /// CID-to-Unicode collection (`/Adobe-Japan1-UCS2`...), which pdfium
     /// falls back on for missing codes, is [`Unsupported`].
     pub fn parse(data: &[u8]) -> Result<ToUnicode, Unsupported> {
+        cmap_too_large(data.len())?;
         let words = words(data);
         let mut map = ToUnicode::default();
         let mut i = 0;
@@ -167,8 +191,8 @@ impl ToUnicode {
             let count = if i > 0 { int_of(words[i - 1]) } else { 0 };
             i += 1;
             match word {
-                b"beginbfchar" => i = map.bfchar(&words, i, count),
-                b"beginbfrange" => i = map.bfrange(&words, i, count),
+                b"beginbfchar" => i = map.bfchar(&words, i, count)?,
+                b"beginbfrange" => i = map.bfrange(&words, i, count)?,
                 b"/Adobe-Korea1-UCS2"
                 | b"/Adobe-Japan1-UCS2"
                 | b"/Adobe-CNS1-UCS2"
@@ -216,6 +240,10 @@ impl ToUnicode {
         match units.len() {
             0 => {}
             1 => self.insert(code, units[0] as u32),
+            // A later multi-character target never wins over an earlier
+            // target (it packs to a larger value): not kept, so the
+            // targets held are at most one per code.
+            _ if self.map.contains_key(&code) => {}
             _ => {
                 let value = (self.multi.len() as u32).saturating_mul(0x10000) | 0xFFFF;
                 self.multi.push(units);
@@ -224,8 +252,20 @@ impl ToUnicode {
         }
     }
 
+    /// Counts `n` codes about to be entered; too many in all is
+    /// [`Unsupported::too_large`].
+    fn enter(&mut self, n: usize) -> Result<(), Unsupported> {
+        self.entered = self.entered.saturating_add(n);
+        if self.entered > MAX_EXPANDED {
+            return Err(Unsupported::too_large(format!(
+                "a ToUnicode CMap whose ranges expand to more than {MAX_EXPANDED} codes"
+            )));
+        }
+        Ok(())
+    }
+
     /// A `bfchar` section from word `i`; where it ends.
-    fn bfchar(&mut self, words: &[&[u8]], mut i: usize, count: i64) -> usize {
+    fn bfchar(&mut self, words: &[&[u8]], mut i: usize, count: i64) -> Result<usize, Unsupported> {
         let mut valid = (0..=160_000).contains(&count);
         let mut pairs = Vec::new();
         while i < words.len() && words[i] != b"endbfchar" {
@@ -244,15 +284,16 @@ impl ToUnicode {
             }
         }
         if valid && pairs.len() as i64 == count {
+            self.enter(pairs.len())?;
             for (code, target) in pairs {
                 self.set(code, units_of(target));
             }
         }
-        i + 1
+        Ok(i + 1)
     }
 
     /// A `bfrange` section from word `i`; where it ends.
-    fn bfrange(&mut self, words: &[&[u8]], mut i: usize, count: i64) -> usize {
+    fn bfrange(&mut self, words: &[&[u8]], mut i: usize, count: i64) -> Result<usize, Unsupported> {
         let mut valid = (0..=160_000).contains(&count);
         let mut ranges: Vec<(u32, u32, bool, Vec<&[u8]>)> = Vec::new();
         let word_at = |i: usize| words.get(i).copied().unwrap_or(b"");
@@ -293,10 +334,11 @@ impl ToUnicode {
         }
         if valid && ranges.len() as i64 == count {
             for (low, high, array, targets) in ranges {
+                self.enter((high - low + 1) as usize)?;
                 self.range(low, high, array, &targets);
             }
         }
-        i + 1
+        Ok(i + 1)
     }
 
     /// Enters one range: an array of targets, or a first target counted
@@ -325,6 +367,10 @@ impl ToUnicode {
         for code in low..=high {
             if code > low {
                 units = next_units(&units);
+            }
+            if self.map.contains_key(&code) {
+                // As in `set`: this target would not win.
+                continue;
             }
             let value = (self.multi.len() as u32).saturating_mul(0x10000) | 0xFFFF;
             self.multi.push(units.clone());
@@ -387,6 +433,7 @@ impl CidCMap {
     /// An embedded CMap stream. Vertical ones (`/WMode 1`), and ones that
     /// use another CMap, are [`Unsupported`].
     pub fn parse(data: &[u8]) -> Result<CidCMap, Unsupported> {
+        cmap_too_large(data.len())?;
         let words = words(data);
         let mut code_ranges = Vec::new();
         let mut ranges = Vec::new();
@@ -583,6 +630,34 @@ mod tests {
         .unwrap();
         assert!(!map.has(1));
         assert_eq!(text(&map, 2).as_deref(), Some("a"));
+    }
+
+    /// Issue 38: ranges that expand to tens of millions of codes (a
+    /// 46 KB PDF took 2.3 GB) are refused as too large once they pass
+    /// [`MAX_EXPANDED`]; the same codes entered again and again with
+    /// multi-character targets keep one target per code.
+    #[test]
+    fn ranges_that_expand_hugely_are_too_large() {
+        let ranges = 5000;
+        let mut cmap = format!("{ranges} beginbfrange\n");
+        for _ in 0..ranges {
+            cmap.push_str("<0000> <00FF> <00660066>\n");
+        }
+        cmap.push_str("endbfrange\n");
+        let err = ToUnicode::parse(cmap.as_bytes()).unwrap_err();
+        assert!(err.is_too_large(), "{err}");
+        assert!(err.0.contains("more than 1048576 codes"), "{err}");
+        // Under the cap the repeats are read; the first target wins and
+        // no target is kept twice.
+        let cmap = cmap.replacen(&format!("{ranges} "), "3000 ", 1);
+        let cmap = cmap.replacen("<0000> <00FF> <00660066>\n", "", ranges - 3000);
+        let map = ToUnicode::parse(cmap.as_bytes()).unwrap();
+        assert_eq!(text(&map, 1).as_deref(), Some("fg"));
+        assert_eq!(map.multi.len(), 256);
+        // A CMap too big to be a font's is refused before it is split.
+        let huge = vec![b' '; MAX_CMAP_BYTES + 1];
+        assert!(ToUnicode::parse(&huge).unwrap_err().is_too_large());
+        assert!(CidCMap::parse(&huge).unwrap_err().is_too_large());
     }
 
     #[test]

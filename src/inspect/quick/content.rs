@@ -882,12 +882,27 @@ mod tests {
         assert!(st.restore().is_err());
     }
 
+    /// Issue 38: a font given as a direct dictionary is loaded once, not
+    /// at every `Tf` (which took a 166 KB PDF past `PDF_TIMEOUT`).
+    #[test]
+    fn a_direct_font_dictionary_is_loaded_once() {
+        let c = read_pdf(
+            &[b"BT /F3 10 Tf (a) Tj /F1 9 Tf (b) Tj /F3 10 Tf (c) Tj ET"],
+            b"",
+        )
+        .unwrap();
+        assert_eq!(text(&c), "abc");
+        assert_eq!(c.fonts.len(), 2);
+        assert_eq!(c.fonts[0].name(), b"Courier");
+    }
+
     /// A one-page PDF whose content is `parts` (one stream each), with
     /// /F1 a Helvetica with /Widths (500 for every code, 250 for the
     /// space), /Im1 an 8 x 4 image, /Fm1 a form (`form` drawn at twice the
     /// size, with its own /F1), /Fm2 a form that draws itself, /Fm3 a form
     /// with no resources, /GS1 an ExtGState setting the font; read with
-    /// [`read`]. /F2 is a Type 3 font, which the reader does not follow.
+    /// [`read`]. /F2 is a Type 3 font, which the reader does not follow; /F3
+    /// a Courier given as a direct dictionary.
     fn read_pdf(parts: &[&[u8]], form: &[u8]) -> Result<PageContent, Unsupported> {
         use lopdf::{Object as L, Stream as S, dictionary};
         let mut doc = lopdf::Document::with_version("1.5");
@@ -947,7 +962,10 @@ mod tests {
             b"(s) Tj".to_vec(),
         ));
         let resources = doc.add_object(dictionary! {
-            "Font" => dictionary! { "F1" => font, "F2" => dictionary! { "Type" => "Font", "Subtype" => "Type3" } },
+            "Font" => dictionary! {
+                "F1" => font, "F2" => dictionary! { "Type" => "Font", "Subtype" => "Type3" },
+                "F3" => dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Courier" },
+            },
             "XObject" => dictionary! { "Im1" => image, "Fm1" => form1, "Fm2" => form2, "Fm3" => form3 },
             "ExtGState" => dictionary! {
                 "GS1" => dictionary! { "Font" => vec![font.into(), 12.into()] },

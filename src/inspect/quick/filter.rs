@@ -49,7 +49,10 @@ fn decode_step(data: &[u8], step: &Step) -> Result<Vec<u8>, Unsupported> {
 }
 
 fn too_large() -> Unsupported {
-    Unsupported::new("a stream decodes to more than 64 MiB")
+    Unsupported::too_large(format!(
+        "a stream decodes to more than {} MiB (a decompression bomb)",
+        MAX_DECODED >> 20
+    ))
 }
 
 /// Flate (zlib) data. A stream cut short or damaged gives what came out
@@ -416,7 +419,32 @@ mod tests {
         let zeros = vec![0u8; MAX_DECODED + 1];
         let z = zlib(&zeros);
         drop(zeros);
-        assert!(one(&z, "FlateDecode", None).is_err());
+        let err = one(&z, "FlateDecode", None).unwrap_err();
+        assert!(err.is_too_large(), "{err}");
+        // Nested: a kilobyte that would decode to the whole 64 MiB and
+        // more (the shape of the 1.8 KB bomb of issue 38).
+        let twice = zlib(&z);
+        assert!(twice.len() < 4096, "{}", twice.len());
+        let steps = [b"FlateDecode", b"FlateDecode"].map(|name| Step { name, params: None });
+        assert!(decode(&twice, &steps).unwrap_err().is_too_large());
+    }
+
+    /// Issue 38: pdfium aborts on an LZW bomb; the quick reader refuses it
+    /// as too large (the worker then fails the document, and pdfium never
+    /// reads it).
+    #[test]
+    fn lzw_bomb_is_refused() {
+        let zeros = vec![0u8; MAX_DECODED + 1];
+        let coded = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+            .encode(&zeros)
+            .unwrap();
+        drop(zeros);
+        let err = one(&coded, "LZWDecode", None).unwrap_err();
+        assert!(err.is_too_large(), "{err}");
+        assert_eq!(
+            Unsupported::too_large_in(&err.0),
+            Some("a stream decodes to more than 64 MiB (a decompression bomb)")
+        );
     }
 
     #[test]

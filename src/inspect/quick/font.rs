@@ -211,15 +211,31 @@ impl Font {
 pub struct Fonts {
     by_ref: RefCell<HashMap<ObjRef, Rc<Font>>>,
     failed: RefCell<HashMap<ObjRef, Unsupported>>,
+    /// Fonts given as direct dictionaries, by the dictionary's address:
+    /// the file keeps the objects it read, so each `Tf` on the same
+    /// resources meets the same `Rc`, which is held here so that the
+    /// address cannot be reused. Issue 38: loaded again on every `Tf`, a
+    /// 166 KB PDF ran past `PDF_TIMEOUT`.
+    direct: RefCell<HashMap<*const Dict, DirectFont>>,
 }
+
+/// A direct font dictionary and what loading it gave.
+type DirectFont = (Rc<Dict>, Result<Rc<Font>, Unsupported>);
+
+/// Direct font dictionaries also compared by content when met at a new
+/// address (a dictionary read twice); beyond this many, by address only.
+const DIRECT_COMPARED: usize = 64;
 
 impl Fonts {
     /// The font a `/Font` resource entry names (a reference, or a direct
     /// dictionary).
     pub fn get(&self, file: &File, entry: &Object) -> Result<Rc<Font>, Unsupported> {
         let Object::Ref(r) = entry else {
-            let dict = entry.dict_or("a font")?;
-            return Font::load(file, dict).map(Rc::new);
+            let Object::Dict(dict) = entry else {
+                let dict = entry.dict_or("a font")?;
+                return Font::load(file, dict).map(Rc::new);
+            };
+            return self.direct(file, dict);
         };
         if let Some(font) = self.by_ref.borrow().get(r) {
             return Ok(font.clone());
@@ -241,6 +257,30 @@ impl Fonts {
                 Err(why)
             }
         }
+    }
+}
+
+impl Fonts {
+    /// The font of a direct dictionary, loaded once per dictionary.
+    fn direct(&self, file: &File, dict: &Rc<Dict>) -> Result<Rc<Font>, Unsupported> {
+        let key = Rc::as_ptr(dict);
+        let mut direct = self.direct.borrow_mut();
+        if let Some((_, loaded)) = direct.get(&key) {
+            return loaded.clone();
+        }
+        if direct.len() <= DIRECT_COMPARED
+            && let Some((_, loaded)) = direct.values().find(|(d, _)| **d == **dict)
+        {
+            let loaded = loaded.clone();
+            direct.insert(key, (dict.clone(), loaded.clone()));
+            return loaded;
+        }
+        drop(direct);
+        let loaded = Font::load(file, dict).map(Rc::new);
+        self.direct
+            .borrow_mut()
+            .insert(key, (dict.clone(), loaded.clone()));
+        loaded
     }
 }
 

@@ -20,7 +20,8 @@
 //!   PDFDocEncoding for text strings;
 //! - [`glyphs`]: glyph names to Unicode (the Adobe Glyph List);
 //! - [`cmap`]: ToUnicode CMaps and Type 0 fonts' encoding CMaps;
-//! - [`content`]: a page's content run for its text and images.
+//! - [`content`]: a page's content run for its text and images;
+//! - [`fuzz`]: the fuzz harness (structured mutations of a seed corpus).
 
 pub mod cmap;
 pub mod content;
@@ -28,6 +29,8 @@ pub mod encoding;
 pub mod file;
 pub mod filter;
 pub mod font;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod glyphs;
 pub mod lexer;
 pub mod object;
@@ -37,9 +40,35 @@ mod page;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported(pub String);
 
+/// How the message of a refusal for size begins (see
+/// [`Unsupported::too_large`]).
+const TOO_LARGE: &str = "too large to read: ";
+
 impl Unsupported {
     pub fn new(why: impl Into<String>) -> Unsupported {
         Unsupported(why.into())
+    }
+
+    /// A refusal for size: a stream that decodes past [`filter::MAX_DECODED`]
+    /// (a Flate or LZW bomb), a CMap whose ranges expand past
+    /// [`cmap::MAX_EXPANDED`]. Pdfium reads such data whole too (gigabytes
+    /// from a few kilobytes, or an abort on an LZW bomb), so the page must
+    /// not be handed to it: the worker fails the document instead
+    /// (`super::worker`, [`super::PdfError::TooLarge`]).
+    pub fn too_large(what: impl std::fmt::Display) -> Unsupported {
+        Unsupported(format!("{TOO_LARGE}{what}"))
+    }
+
+    /// What was too large, when this message is a refusal for size. The
+    /// quick reader's pages reach the worker as text
+    /// (`Document::read_page_quick`), so the kind travels in the message;
+    /// this is the one place that reads it back.
+    pub fn too_large_in(message: &str) -> Option<&str> {
+        message.strip_prefix(TOO_LARGE)
+    }
+
+    pub fn is_too_large(&self) -> bool {
+        Unsupported::too_large_in(&self.0).is_some()
     }
 }
 
