@@ -211,7 +211,12 @@ fn content_failure(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         matches!(
             cause.downcast_ref::<PdfError>(),
-            Some(PdfError::Encrypted | PdfError::Malformed(_) | PdfError::PageTooLarge { .. })
+            Some(
+                PdfError::Encrypted
+                    | PdfError::Malformed(_)
+                    | PdfError::PageTooLarge { .. }
+                    | PdfError::TooLarge(_)
+            )
         )
     })
 }
