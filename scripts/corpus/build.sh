@@ -6,6 +6,8 @@
 #   --shared  the project's shared folder with pdfjs/ and realdocs/
 #             (default /work/shared); their labelled files are linked, not copied
 #   --seed    seed of the junk metadata of the -junkinfo variants (default 35)
+#   --debs    a folder of already downloaded .deb files, used where the sha256
+#             is the pinned one (saves the download); may be repeated
 #
 # Steps (each is skipped where its output is already there and right):
 #   1. corpus.py fetch: `apt-get download NAME=VERSION` for every package pinned
@@ -25,11 +27,13 @@ repo=$(cd "$here/../.." && pwd)
 out=/work/real-corpus
 shared=/work/shared
 seed=35
+debs=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --shared) shared=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --debs) debs+=(--debs "$2"); shift 2 ;;
+    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) out=$1; shift ;;
   esac
 done
@@ -45,7 +49,7 @@ python3 -c 'import pikepdf' 2>/dev/null || {
   echo "build.sh: python3 has no pikepdf; run: pip install pikepdf" >&2; exit 2; }
 
 rc=0
-python3 "$here/corpus.py" fetch "$out" --shared "$shared" || rc=$?
+python3 "$here/corpus.py" fetch "$out" --shared "$shared" "${debs[@]}" || rc=$?
 python3 "$here/corpus.py" truth "$out" --shared "$shared"
 python3 "$here/variants.py" "$out" --seed "$seed"
 python3 "$here/corpus.py" truth "$out" --shared "$shared"

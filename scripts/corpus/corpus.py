@@ -300,7 +300,10 @@ def load_read_labels(shas):
             raise SystemExit("%s:%d: verdict %r" % (READ_LABELS, n, verdict))
         out[full[0]] = {"truth": truth, "kind": kind, "verdict": verdict,
                         "alt": extra.get("alt"), "notes": extra.get("notes"),
-                        "seen": {"title": "read on page 1-2", **({"authors": "read on page 1-2"} if authors else {}),
+                        "seen": {"title": "read on page 1-2",
+                                 **({"authors": "read on page 1-2"} if authors else {}),
+                                 **({"authors": "read on page 1-2: no person named as author"}
+                                    if not authors and extra.get("authors_none") else {}),
                                  **({"year": "read on page 1-2"} if year else {})}}
     return out
 
@@ -657,9 +660,8 @@ def label_record(rec):
 
 
 def cmd_select(a):
-    work = a.work
     excl = shared_exclusions(a.shared)
-    recs = [json.loads(l) for l in open(os.path.join(work, "scan.jsonl"))]
+    recs = load_scans(a.work)
     read = load_read_labels({r["sha256"] for r in recs})
     seen_sha, seen_title, seen_text = set(), set(), set()
     cands = []
@@ -696,6 +698,8 @@ def cmd_select(a):
             lab["truth"].update(rl["truth"])
             lab["seen"] = rl.get("seen", {"title": "read on the page"})
             lab["label"] = "read"
+            if rl.get("notes"):
+                lab["notes"] = rl["notes"]
             if rl.get("kind"):
                 lab["kind"] = rl["kind"]
             if rl.get("verdict"):
@@ -704,13 +708,18 @@ def cmd_select(a):
             if rl.get("alt"):
                 lab["alt"] = rl["alt"]
         if lab.get("truth") is None:
-            drop["no label"] += 1
-            continue
-        tk = alnum(lab["truth"]["title"])
-        if tk in seen_title and lab.get("label") != "read":
-            drop["title repeats"] += 1
-            continue
-        seen_title.add(tk)
+            # no label yet: kept for robustness and the conditions, never
+            # scored (every field null = unknown); the list to read next
+            lab["truth"] = {"title": None, "subtitle": None, "authors": None, "publisher": None,
+                            "year": None, "edition": None, "isbn": [], "doi": None, "loc": None}
+            lab["label"] = "none"
+            lab["seen"] = {"title": "not labelled yet (Info title %s)" % lab["info"]["verdict"]}
+        else:
+            tk = alnum(lab["truth"]["title"])
+            if tk in seen_title and lab.get("label") != "read":
+                drop["title repeats"] += 1
+                continue
+            seen_title.add(tk)
         r["lab"] = lab
         cands.append(r)
     # caps: per folder (TeX Live: 2 per package folder, as ../shared/wild),
@@ -722,8 +731,10 @@ def cmd_select(a):
     for pkg, rs in sorted(by_src.items()):
         per_dir = collections.Counter()
         keep = []
-        # read labels first, then by sha256 (a fixed, content-given order)
-        for r in sorted(rs, key=lambda r: (r["lab"]["label"] != "read", r["sha256"])):
+        # read labels first, then silver, then unlabelled; by sha256 within
+        # (a fixed, content-given order)
+        rank = {"read": 0, "silver": 1, "none": 2}
+        for r in sorted(rs, key=lambda r: (rank[r["lab"]["label"]], r["sha256"])):
             d = os.path.dirname(r["path"])
             if pkg.startswith("texlive-"):
                 parts = r["path"].split("/")
@@ -737,7 +748,25 @@ def cmd_select(a):
         if len(keep) > a.max_per_source:
             drop["source cap"] += len(keep) - a.max_per_source
             keep = keep[:a.max_per_source]
-        chosen += keep
+        by_src[pkg] = keep
+    # no family above a quarter of the whole (shared sets included): cut the
+    # largest family's unlabelled tail until that holds
+    n_ext = len(external_docs(a.shared))
+    fam = collections.defaultdict(list)
+    for pkg, keep in by_src.items():
+        fam[family_of(pkg)] += keep
+    while True:
+        total = sum(len(v) for v in fam.values()) + n_ext
+        big = max(fam, key=lambda f: len(fam[f]))
+        if len(fam[big]) <= total // 4:
+            break
+        excess = len(fam[big]) - total // 4
+        cut = max(1, excess // 2)
+        fam[big].sort(key=lambda r: (rank[r["lab"]["label"]], r["sha256"]))
+        drop["quarter cap"] += cut
+        fam[big] = fam[big][:-cut]
+    for v in fam.values():
+        chosen += v
     log("drops:", dict(drop))
     # ids: stable from sha256 (content-given)
     docs = []
@@ -749,8 +778,9 @@ def cmd_select(a):
             ("family", family_of(r["package"])), ("kind", lab["kind"]),
             ("producer", lab["producer"]), ("info", lab["info"]), ("label", lab["label"]),
             ("truth", lab["truth"]), ("alt", lab.get("alt")), ("seen", lab["seen"]),
-            ("pages", lab["pages"])]))
+            ("pages", lab["pages"]), ("notes", lab.get("notes"))]))
     fam = collections.Counter(d["family"] for d in docs)
+    log("labels:", dict(collections.Counter(d["label"] for d in docs)))
     log("documents:", len(docs), "packages:", len({d["package"] for d in docs}),
         "families:", len(fam), "largest:", fam.most_common(5))
     json.dump(docs, open(LABELS, "w"), indent=1, ensure_ascii=False)
@@ -768,10 +798,27 @@ def cmd_select(a):
             f.write("doc\t%s\t%s\t%s\t%s\n" % (d["id"], d["package"], d["path"], d["sha256"]))
 
 
+def load_scans(works):
+    """Records of every scan.jsonl under the given work folders; one record
+    per (package, path), the first one read."""
+    seen, out = set(), []
+    for w in works:
+        p = os.path.join(w, "scan.jsonl")
+        if not os.path.exists(p):
+            continue
+        for line in open(p):
+            r = json.loads(line)
+            k = (r["package"], r["path"])
+            if k not in seen:
+                seen.add(k)
+                out.append(r)
+    return out
+
+
 def cmd_worklist(a):
     """Documents to label by reading: Info empty or junk, spread over
     packages and producers (at most --per-package from one package)."""
-    recs = [json.loads(l) for l in open(os.path.join(a.work, "scan.jsonl"))]
+    recs = load_scans(a.work)
     read = load_read_labels({r["sha256"] for r in recs})
     excl = shared_exclusions(a.shared)
     pkg_of = {r["sha256"]: r["package"] for r in recs}
@@ -787,7 +834,8 @@ def cmd_worklist(a):
         p1 = t.split("\f")[0]
         if words(t) < 40 or (r["pages"] < 2 and words(p1) < 150):
             continue
-        if a.package and r["package"] != a.package:
+        if a.package and not (r["package"] == a.package or
+                              a.package.endswith("*") and r["package"].startswith(a.package[:-1])):
             continue
         v, mt, _ = info_verdict(r, page_lines(t))
         if v == "matches" or per[r["package"]] >= a.per_package:
@@ -805,9 +853,10 @@ def cmd_worklist(a):
 
 # ---------------------------------------------------------------- fetch
 
-def read_lock():
+def read_lock(lock=None):
+    lock = lock or LOCK
     debs, docs = {}, []
-    for n, line in enumerate(open(LOCK, encoding="utf-8"), 1):
+    for n, line in enumerate(open(lock, encoding="utf-8"), 1):
         if line.startswith("#") or not line.strip():
             continue
         f = line.rstrip("\n").split("\t")
@@ -846,7 +895,7 @@ def cmd_fetch(a):
     out = os.path.abspath(a.out)
     pdfs = os.path.join(out, "pdfs")
     os.makedirs(pdfs, exist_ok=True)
-    debs, docs = read_lock()
+    debs, docs = read_lock(a.lock)
     by_pkg = collections.defaultdict(list)
     for d in docs:
         by_pkg[d["package"]].append(d)
@@ -862,7 +911,14 @@ def cmd_fetch(a):
             continue
         ver, debsha = debs[pkg]
         with tempfile.TemporaryDirectory(prefix="corpus-fetch.") as tmp:
-            rc, _, err = run(["apt-get", "download", "-q", "%s=%s" % (pkg, ver)], timeout=1800, cwd=tmp)
+            # a .deb already at hand (--debs) with the pinned sha256 saves the download
+            cached = [p for d in (a.debs or []) for p in glob.glob(os.path.join(d, "%s_*.deb" % pkg))
+                      if sha256_file(p) == debsha]
+            if cached:
+                os.symlink(os.path.abspath(cached[0]), os.path.join(tmp, os.path.basename(cached[0])))
+                rc, err = 0, b""
+            else:
+                rc, _, err = run(["apt-get", "download", "-q", "%s=%s" % (pkg, ver)], timeout=1800, cwd=tmp)
             got = glob.glob(os.path.join(tmp, "*.deb"))
             if rc != 0 or len(got) != 1:
                 problems.append("%s=%s: apt-get download failed (%s); run `apt-get update`, or the "
@@ -925,9 +981,11 @@ def all_docs(out, shared):
             "source_set": d["package"], "family": d["family"], "producer": d["producer"],
             "info": {k: d["info"].get(k) for k in ("title", "verdict", "producer", "creator")},
             "label": d["label"], "sha256": d["sha256"], "pages": d.get("pages"),
-            "notes": d.get("notes") or ("silver label (Info/XMP checked against the text of pages 1-2); "
-                                         "null = not labelled, not scored" if d["label"] == "silver"
-                                         else "label read on the page; null = not labelled, not scored")})
+            "notes": {"silver": "silver label (Info/XMP checked against the text of pages 1-2); "
+                                "null = not labelled, not scored",
+                      "read": "label read on the page; null = not labelled, not scored",
+                      "none": "not labelled yet: every field null = unknown, not scored"}[d["label"]]
+                     + ("; " + d["notes"] if d.get("notes") else "")})
     for name, r in external_docs(shared):
         info = r.get("info") or {}
         fam = r.get("producer") or producer_family(info.get("producer"), info.get("creator"))
@@ -948,6 +1006,8 @@ def all_docs(out, shared):
 def cmd_truth(a):
     out = os.path.abspath(a.out)
     recs = []
+    jp = os.path.join(out, "junkinfo.json")
+    junk = json.load(open(jp, encoding="utf-8")) if os.path.exists(jp) else {}
     for d in all_docs(out, a.shared):
         stem = d["file"][:-4]
         for cond, f in (("asis", d["file"]), ("stripped", stem + "-stripped.pdf"),
@@ -962,6 +1022,8 @@ def cmd_truth(a):
             for k in ("truth", "alt", "seen", "source", "source_set", "family", "producer",
                       "info", "label", "sha256", "pages", "notes"):
                 r[k] = d[k]
+            if cond == "junkinfo" and d["doc"] in junk:
+                r["junkinfo"] = junk[d["doc"]]  # what variants.py wrote into Info/XMP
             recs.append(r)
     with open(os.path.join(out, "truth.json"), "w", encoding="utf-8") as f:
         json.dump(recs, f, indent=1, ensure_ascii=False)
@@ -970,6 +1032,63 @@ def cmd_truth(a):
         json.dump(all_docs(out, a.shared), f, indent=1, ensure_ascii=False)
     n = collections.Counter(r["condition"] for r in recs)
     log("truth.json: %d records (%s)" % (len(recs), dict(n)))
+
+
+def cmd_table(a):
+    """The sources table of docs/corpus.md, from a built truth.json (asis
+    records), or from labels.json + the shared sets when none is given."""
+    if a.truth:
+        recs = [r for r in json.load(open(a.truth, encoding="utf-8")) if r["condition"] == "asis"]
+    else:
+        recs = all_docs(None, a.shared)
+
+    def fmt(c, n=4):
+        items = c.most_common()
+        s = ", ".join("%s %d" % (k, v) for k, v in items[:n])
+        if len(items) > n:
+            s += ", +%d more (%d)" % (len(items) - n, sum(v for _, v in items[n:]))
+        return s
+
+    def has(r, f):
+        v = (r.get("truth") or {}).get(f)
+        return v is not None and v != []
+
+    fam = collections.defaultdict(list)
+    for r in recs:
+        fam[r["family"]].append(r)
+    total = len(recs)
+    out = []
+    out.append("| source (family) | packages | documents | share | producers | kinds | Info title verdict | labels | labelled title / authors / year |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for f in sorted(fam, key=lambda f: (-len(fam[f]), f)):
+        rs = fam[f]
+        pk = collections.Counter(r["source_set"] for r in rs)
+        out.append("| %s | %d | %d | %.1f%% | %s | %s | %s | %s | %d / %d / %d |" % (
+            f, len(pk), len(rs), 100.0 * len(rs) / total,
+            fmt(collections.Counter(r["producer"] for r in rs)),
+            fmt(collections.Counter(r["kind"] or "other" for r in rs)),
+            fmt(collections.Counter((r.get("info") or {}).get("verdict") or "?" for r in rs), 3),
+            fmt(collections.Counter(r["label"] for r in rs), 3),
+            sum(has(r, "title") for r in rs), sum(has(r, "authors") for r in rs),
+            sum(has(r, "year") for r in rs)))
+    C = collections.Counter
+    lab = [r for r in recs if r["label"] != "none"]
+    out.append("")
+    out.append("Totals: %d documents from %d families (%d packages or sets); largest family %.1f%%." % (
+        total, len(fam), len({r["source_set"] for r in recs}),
+        100.0 * max(len(v) for v in fam.values()) / total))
+    out.append("Labels: %s; labelled fields: title %d, authors %d (of which %d name nobody), year %d." % (
+        ", ".join("%s %d" % kv for kv in C(r["label"] for r in recs).most_common()),
+        sum(has(r, "title") for r in recs), sum((r.get("truth") or {}).get("authors") is not None for r in recs),
+        sum((r.get("truth") or {}).get("authors") == [] for r in recs), sum(has(r, "year") for r in recs)))
+    out.append("Info title verdict: all documents %s; labelled documents %s." % (
+        ", ".join("%s %d" % kv for kv in C((r.get("info") or {}).get("verdict") for r in recs).most_common()),
+        ", ".join("%s %d" % kv for kv in C((r.get("info") or {}).get("verdict") for r in lab).most_common())))
+    out.append("Producers (%d families): %s." % (
+        len({r["producer"] for r in recs}),
+        ", ".join("%s %d" % kv for kv in C(r["producer"] for r in recs).most_common())))
+    out.append("Kinds: %s." % ", ".join("%s %d" % kv for kv in C(r["kind"] or "other" for r in recs).most_common()))
+    print("\n".join(out))
 
 
 if __name__ == "__main__":
@@ -981,11 +1100,11 @@ if __name__ == "__main__":
     s.add_argument("--jobs", type=int, default=2)
     s.add_argument("--order", help="file listing the .deb names to scan, in this order")
     s = sub.add_parser("select")
-    s.add_argument("work")
+    s.add_argument("work", nargs="+")
     s.add_argument("--shared", default="/work/shared")
     s.add_argument("--max-per-source", type=int, default=400)
     s = sub.add_parser("worklist")
-    s.add_argument("work")
+    s.add_argument("work", nargs="+")
     s.add_argument("--shared", default="/work/shared")
     s.add_argument("--package")
     s.add_argument("--per-package", type=int, default=3)
@@ -993,10 +1112,16 @@ if __name__ == "__main__":
     s.add_argument("--chars", type=int, default=900)
     s = sub.add_parser("fetch")
     s.add_argument("out")
+    s.add_argument("--lock", help="another lock file (default: sources.lock beside this script)")
+    s.add_argument("--debs", action="append", help="folder of .deb files to use before downloading "
+                   "(each is used only if its sha256 is the pinned one); may be repeated")
     s.add_argument("--shared", default="/work/shared")
     s = sub.add_parser("truth")
     s.add_argument("out")
     s.add_argument("--shared", default="/work/shared")
+    s = sub.add_parser("table")
+    s.add_argument("truth", nargs="?")
+    s.add_argument("--shared", default="/work/shared")
     a = ap.parse_args()
     sys.exit({"scan": cmd_scan, "select": cmd_select, "worklist": cmd_worklist,
-              "fetch": cmd_fetch, "truth": cmd_truth}[a.cmd](a) or 0)
+              "fetch": cmd_fetch, "truth": cmd_truth, "table": cmd_table}[a.cmd](a) or 0)
