@@ -160,41 +160,58 @@ def junkinfo(src, dst, title, author):
     os.replace(dst + ".part", dst)
 
 
+def make(job):
+    """Both variants of one document; returns (made, errors)."""
+    src, title, author, force = job
+    stem = src[:-4]
+    made, errs = 0, []
+    for suffix, fn in (("-stripped.pdf", lambda s, o: strip(s, o)),
+                       ("-junkinfo.pdf", lambda s, o: junkinfo(s, o, title, author))):
+        out = stem + suffix
+        if os.path.exists(out) and not force:
+            continue
+        try:
+            fn(src, out)
+            made += 1
+        except Exception as e:  # one damaged file never stops the batch
+            errs.append("variants: %s: %s: %s" % (src, suffix[1:-4], e))
+            if os.path.exists(out + ".part"):
+                os.unlink(out + ".part")
+    return made, errs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("corpus")
     ap.add_argument("--seed", type=int, default=35)
+    ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--force", action="store_true", help="remake existing variants")
     a = ap.parse_args()
     docs = json.load(open(os.path.join(a.corpus, "docs.json"), encoding="utf-8"))
     titles = sorted({(d.get("truth") or {}).get("title") for d in docs} - {None, ""})
     auths = sorted({x for d in docs for x in ((d.get("truth") or {}).get("authors") or [])})
-    made = failed = 0
+    jobs = []
     junk_log = {}
     for d in docs:
         src = os.path.join(a.corpus, d["file"])
         if not os.path.exists(src):
             continue
-        stem = src[:-4]
+        # the junk depends on the seed and the document id only
         rng = random.Random("%d:%s" % (a.seed, d["doc"]))
         real = (d.get("truth") or {}).get("title")
-        others = [t for t in titles if t != real]
-        kind, title = junk_title(d, others, rng)
-        author = junk_author(d, [x for x in auths if x not in ((d.get("truth") or {}).get("authors") or [])], rng)
+        mine = (d.get("truth") or {}).get("authors") or []
+        kind, title = junk_title(d, [t for t in titles if t != real], rng)
+        author = junk_author(d, [x for x in auths if x not in mine], rng)
         junk_log[d["doc"]] = {"kind": kind, "title": title, "author": author}
-        for suffix, fn in (("-stripped.pdf", lambda s, o: strip(s, o)),
-                           ("-junkinfo.pdf", lambda s, o: junkinfo(s, o, title, author))):
-            out = stem + suffix
-            if os.path.exists(out) and not a.force:
-                continue
-            try:
-                fn(src, out)
-                made += 1
-            except Exception as e:  # one damaged file never stops the batch
-                failed += 1
-                print("variants: %s: %s: %s" % (src, suffix[1:-4], e), file=sys.stderr)
-                if os.path.exists(out + ".part"):
-                    os.unlink(out + ".part")
+        jobs.append((src, title, author, a.force))
+    made = failed = 0
+    from multiprocessing import Pool
+    with Pool(a.jobs) as pool:
+        for m, errs in pool.imap_unordered(make, jobs, chunksize=4):
+            made += m
+            failed += len(errs)
+            for e in errs:
+                print(e, file=sys.stderr)
     with open(os.path.join(a.corpus, "junkinfo.json"), "w", encoding="utf-8") as f:
         json.dump(junk_log, f, indent=1, ensure_ascii=False, sort_keys=True)
     print("variants: %d files made, %d failed (seed %d)" % (made, failed, a.seed), file=sys.stderr)
