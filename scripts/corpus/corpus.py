@@ -82,6 +82,7 @@ texlive-lang-cyrillic texlive-lang-french texlive-latex-recommended
 texlive-metapost texlive-music texlive-pictures texlive-plain-generic
 texlive-publishers texlive-formats-extra texlive-lang-english
 texlive-lang-german texlive-latex-base texlive-luatex texlive-science
+libgraphblas suitesparse-graphblas
 """.split()) | {p for p in RESERVED if p.startswith("r-cran-")}
 
 
@@ -124,11 +125,22 @@ def run(cmd, timeout=60, **kw):
         return 124, b"", b"timeout"
 
 
+_APT_SHA = None
+
+
 def apt_sha256(pkg, ver):
-    """SHA256 of NAME=VERSION's .deb as the archive's Packages index gives it."""
-    rc, so, _ = run(["apt-cache", "show", "--no-all-versions", "%s=%s" % (pkg, ver)])
-    m = re.search(r"^SHA256: ([0-9a-f]{64})", so.decode("utf-8", "replace"), re.M)
-    return m.group(1) if m else None
+    """SHA256 of NAME=VERSION's .deb as the archive's Packages indexes give
+    it (read once: `apt-cache show` per package is slow on a busy machine)."""
+    global _APT_SHA
+    if _APT_SHA is None:
+        _APT_SHA = {}
+        lists = sorted(glob.glob("/var/lib/apt/lists/*_Packages*"))
+        rc, so, _ = run(["/usr/lib/apt/apt-helper", "cat-file"] + lists, timeout=300) if lists else (1, b"", b"")
+        for stanza in so.decode("utf-8", "replace").split("\n\n"):
+            f = dict(re.findall(r"^(Package|Version|SHA256): (\S+)", stanza, re.M))
+            if len(f) == 3:
+                _APT_SHA[(f["Package"], f["Version"])] = f["SHA256"]
+    return _APT_SHA.get((pkg, ver))
 
 
 # ------------------------------------------------------------------ scan
@@ -396,7 +408,16 @@ def printed_title(title, lines):
         return None
     short = len(title.split()) <= 1 or len(want) < 8
     la = [alnum(l) for _, l in lines]
+    # where a title may start: anywhere on pages 1-2; a short title (one
+    # word) only near the top of a page, so that a word in a figure, a
+    # heading or a table further down does not count
+    top = set()
+    for pg in (1, 2):
+        idx = [i for i, (p, _) in enumerate(lines) if p == pg]
+        top |= set(idx[:15 if pg == 1 else 5])
     for i in range(len(lines)):
+        if short and i not in top:
+            continue
         acc = ""
         for j in range(i, min(i + 6, len(lines))):
             acc += la[j]
