@@ -86,12 +86,23 @@ libgraphblas suitesparse-graphblas
 """.split()) | {p for p in RESERVED if p.startswith("r-cran-")}
 
 
+DISTINCTIVE = ("gnuplot", "slepc", "octave", "suitesparse", "glpk", "sasview", "cmucl",
+               "enfuse", "enblend", "chasen", "gputils", "saclib", "graphblas", "umfpack",
+               "cholmod")
+
+
 def refused(pkg):
     """Why a Debian package may not be used, or None."""
     if pkg in RESERVED:
         return "reserved for measuring"
     if pkg in WILD_ONLY:
         return "only ../shared/wild's files may be taken (left to ../shared/wild)"
+    # a distinctive reserved name anywhere in the package name (an Emacs
+    # mode for gnuplot, Python bindings of slepc, ...) is refused too
+    for tok in re.split(r"[-.+]", pkg):
+        for s in DISTINCTIVE:
+            if s in tok:
+                return "named after a reserved package (%s)" % s
     base = re.sub(r"-(doc|docs|pdf|dev|common|data|utils|examples)$", "", pkg)
     for s in RESERVED_STEMS:
         if base == s or pkg == s or pkg.startswith(s + "-") or \
@@ -1007,8 +1018,17 @@ def all_docs(out, shared):
                       "read": "label read on the page; null = not labelled, not scored",
                       "none": "not labelled yet: every field null = unknown, not scored"}[d["label"]]
                      + ("; " + d["notes"] if d.get("notes") else "")})
+    pj = {}  # ../shared/pdfjs keeps each file's Producer in its manifest
+    mp = os.path.join(shared, "pdfjs", "manifest.json")
+    if os.path.exists(mp):
+        m = json.load(open(mp, encoding="utf-8"))
+        for k, v in (m.items() if isinstance(m, dict) else ((x.get("file"), x) for x in m)):
+            if isinstance(v, dict):
+                pj[os.path.basename(k or v.get("file") or "")] = v.get("producer")
     for name, r in external_docs(shared):
-        info = r.get("info") or {}
+        info = dict(r.get("info") or {})
+        if name == "pdfjs" and not info.get("producer"):
+            info["producer"] = pj.get(os.path.basename(r["file"]))
         fam = r.get("producer") or producer_family(info.get("producer"), info.get("creator"))
         src = r.get("source") or ("../shared/%s %s" % (name, r["file"]))
         res.append({
@@ -1077,6 +1097,15 @@ def cmd_table(a):
     fam = collections.defaultdict(list)
     for r in recs:
         fam[r["family"]].append(r)
+    n_fam = len(fam)
+    largest = max(len(v) for v in fam.values())
+    # families too small for a row of their own share one row
+    small = [f for f in fam if len(fam[f]) < a.min_rows and not f.startswith("shared/")]
+    if len(small) > 1:
+        label = "other Debian packages (%d families of < %d documents)" % (len(small), a.min_rows)
+        for f in small:
+            for r in fam.pop(f):
+                fam[label].append(r)
     total = len(recs)
     out = []
     out.append("| source (family) | packages | documents | share | producers | kinds | Info title verdict | labels | labelled title / authors / year |")
@@ -1096,8 +1125,7 @@ def cmd_table(a):
     lab = [r for r in recs if r["label"] != "none"]
     out.append("")
     out.append("Totals: %d documents from %d families (%d packages or sets); largest family %.1f%%." % (
-        total, len(fam), len({r["source_set"] for r in recs}),
-        100.0 * max(len(v) for v in fam.values()) / total))
+        total, n_fam, len({r["source_set"] for r in recs}), 100.0 * largest / total))
     out.append("Labels: %s; labelled fields: title %d, authors %d (of which %d name nobody), year %d." % (
         ", ".join("%s %d" % kv for kv in C(r["label"] for r in recs).most_common()),
         sum(has(r, "title") for r in recs), sum((r.get("truth") or {}).get("authors") is not None for r in recs),
@@ -1154,6 +1182,7 @@ if __name__ == "__main__":
     s = sub.add_parser("table")
     s.add_argument("truth", nargs="?")
     s.add_argument("--write", help="a Markdown file whose generated table part is replaced")
+    s.add_argument("--min-rows", type=int, default=8, help="families with fewer documents share a row")
     s.add_argument("--shared", default="/work/shared")
     a = ap.parse_args()
     sys.exit({"scan": cmd_scan, "select": cmd_select, "worklist": cmd_worklist,
