@@ -986,6 +986,13 @@ def cmd_fetch(a):
                     f.write(data)
                 os.replace(dst + ".part", dst)
         log("fetched %s %s: %d files" % (pkg, ver, len(want)))
+    # files of documents no longer pinned (a re-pinned lock) are removed, so
+    # the folder holds exactly what the lock names
+    ids = {d["id"] for d in docs}
+    for p in glob.glob(os.path.join(pdfs, "rc-*.pdf")):
+        stem = re.sub(r"-(stripped|junkinfo)$", "", os.path.basename(p)[:-4])
+        if stem not in ids:
+            os.unlink(p)
     # the shared labelled sets, by reference (symbolic links)
     for name, r in external_docs(a.shared):
         src = os.path.join(a.shared, name, r["file"])
