@@ -853,6 +853,11 @@ def cmd_worklist(a):
     recs = load_scans(a.work)
     read = load_read_labels({r["sha256"] for r in recs})
     excl = shared_exclusions(a.shared)
+    a.unlabelled_chosen = None
+    if a.chosen and os.path.exists(LABELS):
+        # only documents already in the corpus without a label
+        a.unlabelled_chosen = {d["sha256"] for d in json.load(open(LABELS, encoding="utf-8"))
+                               if d["label"] == "none"}
     pkg_of = {r["sha256"]: r["package"] for r in recs}
     per = collections.Counter(pkg_of[s] for s in read)
     seen = set()
@@ -865,6 +870,8 @@ def cmd_worklist(a):
         seen.add(r["sha256"])
         p1 = t.split("\f")[0]
         if words(t) < 40 or (r["pages"] < 2 and words(p1) < 150):
+            continue
+        if a.unlabelled_chosen and r["sha256"] not in a.unlabelled_chosen:
             continue
         if a.package and not (r["package"] == a.package or
                               a.package.endswith("*") and r["package"].startswith(a.package[:-1])):
@@ -1175,6 +1182,7 @@ if __name__ == "__main__":
     s.add_argument("--shared", default="/work/shared")
     s.add_argument("--package")
     s.add_argument("--per-package", type=int, default=3)
+    s.add_argument("--chosen", action="store_true", help="only unlabelled documents of labels.json")
     s.add_argument("-n", type=int, default=20)
     s.add_argument("--chars", type=int, default=900)
     s = sub.add_parser("fetch")
