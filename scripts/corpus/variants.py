@@ -39,7 +39,7 @@ import pikepdf
 
 # pikepdf warns about form widgets outside /AcroForm when saving some files;
 # the pages are saved as they were, so the warning is noise here
-warnings.filterwarnings("ignore", category=UserWarning, module="pikepdf")
+warnings.filterwarnings("ignore", message=".*form widget annotation.*")
 
 KINDS = ["other", "filename", "proofslug", "font", "msword", "abbrev", "template"]
 FONTS = ["TimesNewRomanPSMT", "Arial-BoldMT", "CMR10", "MinionPro-Regular",
