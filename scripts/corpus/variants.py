@@ -160,6 +160,19 @@ def junkinfo(src, dst, title, author):
     os.replace(dst + ".part", dst)
 
 
+def has_junk(path, title, author):
+    """Whether a -junkinfo file already carries this junk (the choice moves
+    when the corpus's titles change; the file must follow it)."""
+    try:
+        with pikepdf.open(path) as pdf:
+            info = pdf.trailer.get("/Info") or {}
+            t = str(info.get("/Title", ""))
+            a = str(info.get("/Author", "")) if "/Author" in info else None
+            return t == title and a == author
+    except Exception:
+        return False
+
+
 def make(job):
     """Both variants of one document; returns (made, errors)."""
     src, title, author, force = job
@@ -168,7 +181,8 @@ def make(job):
     for suffix, fn in (("-stripped.pdf", lambda s, o: strip(s, o)),
                        ("-junkinfo.pdf", lambda s, o: junkinfo(s, o, title, author))):
         out = stem + suffix
-        if os.path.exists(out) and not force:
+        if os.path.exists(out) and not force and \
+                (suffix == "-stripped.pdf" or has_junk(out, title, author)):
             continue
         try:
             fn(src, out)
