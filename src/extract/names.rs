@@ -34,9 +34,8 @@ static CJK_LEAD: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
 /// Footnote and affiliation marks: symbols, and the superscript digits and
 /// letters the reading layer writes for raised marks ("Tollanᵃ,ᵇ").
-static FOOTNOTE: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(&format!(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[{SUPERSCRIPTS}]+")).unwrap()
-});
+static FOOTNOTE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(&format!(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[{SUPERSCRIPTS}]+")).unwrap());
 /// Marks that OCR reads from superscripts: a quote or "!" glued to the end
 /// of a name ("Chaluvadi'", "Barzel!").
 static OCR_MARK: LazyLock<Pattern> =
@@ -306,7 +305,9 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         merged.push(p);
     }
 
-    let (mut names, mut orgs, mut others) = (Vec::new(), 0, 0);
+    let (mut names, mut orgs, mut others) = (Vec::new(), 0usize, 0usize);
+    let single = merged.len() == 1;
+    let mut collective: Option<String> = None;
     for p in merged {
         let p = p
             .trim()
@@ -325,6 +326,9 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         if p.is_empty() || ET_AL.is_match(&p) {
             continue;
         }
+        if single && COLLECTIVE.is_match(&p) && p.split_whitespace().count() >= 2 {
+            collective = Some(p.clone());
+        }
         match piece_kind(&p, cjk_marked) {
             Piece::Name(n) => {
                 if !names.contains(&n) {
@@ -339,6 +343,17 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
                 }
             }
         }
+    }
+    if let Some(body) = collective.filter(|_| names.is_empty() && others == 0) {
+        // The body named alone on its line is its author.
+        let body = match text.trim_start().get(..4) {
+            Some(the) if the.eq_ignore_ascii_case("the ") && !body.starts_with("The ") => {
+                format!("The {body}")
+            }
+            _ => body,
+        };
+        names.push(body);
+        orgs = orgs.saturating_sub(1);
     }
     // A long unmarked list in which hardly any name starts with a known
     // given name is a row of labels set in capitals ("Amount Carried,
@@ -363,6 +378,17 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         others,
     }
 }
+
+/// A collective author: a body named as the author of a work ("The
+/// Harbour Survey Group", "Working Group on Tide Tables", "International
+/// Commission on Salt Marshes"). Read as the author only where a line
+/// names it alone.
+static COLLECTIVE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"^(?:\p{Lu}[\p{L}&'’.-]*\s+){0,6}(?:Group|Team|Workgroup|Working\s+Group|Consortium|Collaboration|Committee|Commission|Task\s+Force|Council|Panel)(?:\s+(?:on|for|of)(?:\s+(?:\p{Lu}[\p{L}'’-]*|and|the|of)){1,8})?$",
+    )
+    .unwrap()
+});
 
 enum Piece {
     Name(String),
@@ -485,8 +511,7 @@ const GIVEN_NAMES: &str = include_str!("data/given_names.txt");
 /// Whether `word` (any case, accents ignored) is a known given name, or a
 /// hyphenated pair starting with one ("Jean-Luc").
 pub(crate) fn is_given_name(word: &str) -> bool {
-    static SET: LazyLock<HashSet<&'static str>> =
-        LazyLock::new(|| GIVEN_NAMES.lines().collect());
+    static SET: LazyLock<HashSet<&'static str>> = LazyLock::new(|| GIVEN_NAMES.lines().collect());
     let folded = fold(word);
     let mut parts = folded.split(' ');
     let first = parts.next().unwrap_or("");
@@ -593,6 +618,27 @@ mod tests {
     }
 
     #[test]
+    fn a_collective_author_alone_on_its_line() {
+        assert_eq!(
+            parse_names("The Harbour Survey Group").names,
+            vec!["The Harbour Survey Group"]
+        );
+        assert_eq!(
+            parse_names("International Commission on Salt Marshes").names,
+            vec!["International Commission on Salt Marshes"]
+        );
+        // Not a name among others, nor a title about one.
+        assert!(
+            parse_names("Report of the Task Force on Tides")
+                .names
+                .is_empty()
+        );
+        let list = parse_names("Ann Lee, Tide Survey Group");
+        assert_eq!(list.names, vec!["Ann Lee"]);
+        assert!(parse_names("the group met in the harbour").names.is_empty());
+    }
+
+    #[test]
     fn addresses_and_contact_labels_are_not_people() {
         for line in [
             "Via Quarzo 12",
@@ -611,14 +657,20 @@ mod tests {
     fn rows_of_labels_without_given_names_are_not_a_byline() {
         let list = parse_names("Amount Carried, Current Year, Prior Years, Total Credit");
         assert!(list.names.is_empty(), "{:?}", list.names);
-        let list = parse_names("Amount Carried, Current Year, Prior Years, Total Credit, Future Years");
+        let list =
+            parse_names("Amount Carried, Current Year, Prior Years, Total Credit, Future Years");
         assert!(list.names.is_empty(), "{:?}", list.names);
         // Real bylines with known given names stay, as do marked ones.
         assert_eq!(
             parse_names("Maria Quell, John Orrin, Wei Tamsett").names,
             vec!["Maria Quell", "John Orrin", "Wei Tamsett"]
         );
-        assert_eq!(parse_names("by Ovan Trell, Ysolde Marr, Quen Adder").names.len(), 3);
+        assert_eq!(
+            parse_names("by Ovan Trell, Ysolde Marr, Quen Adder")
+                .names
+                .len(),
+            3
+        );
         assert!(is_given_name("Jean-Luc") && is_given_name("MARIA") && !is_given_name("Amount"));
     }
 }

@@ -327,9 +327,15 @@ mod tests {
     fn note_marks_leave_titles() {
         assert_eq!(without_note_marks("A Field Guide¹"), "A Field Guide");
         assert_eq!(without_note_marks("Notes on Kelp∗"), "Notes on Kelp");
-        assert_eq!(without_note_marks("Tides and Shoalsᵃ,ᵇ of Vell"), "Tides and Shoals of Vell");
+        assert_eq!(
+            without_note_marks("Tides and Shoalsᵃ,ᵇ of Vell"),
+            "Tides and Shoals of Vell"
+        );
         // Exponents and marks that are the text itself stay.
-        assert_eq!(without_note_marks("Scaling to 10⁶ Nodes"), "Scaling to 10⁶ Nodes");
+        assert_eq!(
+            without_note_marks("Scaling to 10⁶ Nodes"),
+            "Scaling to 10⁶ Nodes"
+        );
         assert_eq!(without_note_marks("C* Algebras"), "C* Algebras");
     }
 

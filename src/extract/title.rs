@@ -338,9 +338,9 @@ fn heading_candidates(
 /// Words a title never ends with: a line ending in one goes on in the
 /// line under it.
 const OPEN_ENDS: &[&str] = &[
-    "of", "the", "a", "an", "to", "for", "and", "in", "on", "with", "from", "into", "at",
-    "der", "die", "das", "des", "und", "von", "zur", "zum", "le", "la", "les", "du", "de",
-    "et", "el", "los", "las", "del", "y", "il", "di", "della",
+    "of", "the", "a", "an", "to", "for", "and", "in", "on", "with", "from", "into", "at", "der",
+    "die", "das", "des", "und", "von", "zur", "zum", "le", "la", "les", "du", "de", "et", "el",
+    "los", "las", "del", "y", "il", "di", "della",
 ];
 
 /// A title set over lines of different sizes: a smaller block right over
@@ -355,10 +355,7 @@ fn lead_in(pl: &PageLayout, bi: usize) -> Option<usize> {
         .enumerate()
         .filter(|(i, a)| *i != bi && a.bottom <= b.top + 1.0)
         .max_by(|x, y| x.1.bottom.total_cmp(&y.1.bottom))?;
-    let words: Vec<String> = fold(&lead.text)
-        .split(' ')
-        .map(str::to_string)
-        .collect();
+    let words: Vec<String> = fold(&lead.text).split(' ').map(str::to_string).collect();
     let close = b.top - lead.bottom <= b.size.max(lead.size);
     let overlaps = lead.x0 < b.x1 && b.x0 < lead.x1;
     let smaller = lead.size < b.size * 0.95 && lead.size >= b.size * 0.3;

@@ -530,12 +530,45 @@ fn finish_line(
         .unwrap_or(0.0);
     let u = pending.first().map(|&(i, _)| fg[i].u0).unwrap_or(0.0);
     let line = TextLine {
-        text: text.trim_end().to_string(),
+        text: cyrillic_by_code(text.trim_end()),
         bbox: bbox.unwrap_or_default(),
         size,
         bold: bold * 2 > count,
     };
     (v, u, line)
+}
+
+/// Letters of a line before it can count as Cyrillic read by its codes.
+const CODE_READ_MIN_LETTERS: usize = 4;
+
+/// A line of an 8-bit Cyrillic font (TeX's T2A, Windows-1251) that has no
+/// ToUnicode map and glyph names pdfium does not know reaches us as the
+/// raw codes, read as Latin-1: "Íå î÷åíü". Both encodings put А–я at 0xC0
+/// to 0xFF (the Adobe Glyph List's `afii10017`–`afii10097`), so a line
+/// whose letters are nearly all in that block, with no ASCII letter, is
+/// read back as Cyrillic ("Не очень"). Latin text with accents always has
+/// plain letters besides.
+fn cyrillic_by_code(text: &str) -> String {
+    let high = |c: char| ('\u{C0}'..='\u{FF}').contains(&c) || c == '\u{A8}' || c == '\u{B8}';
+    let letters = text
+        .chars()
+        .filter(|&c| c.is_alphabetic() || high(c))
+        .count();
+    let in_block = text.chars().filter(|&c| high(c)).count();
+    if letters < CODE_READ_MIN_LETTERS
+        || text.chars().any(|c| c.is_ascii_alphabetic())
+        || in_block * 10 < letters * 9
+    {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c as u32 {
+            0xC0..=0xFF => char::from_u32(c as u32 - 0xC0 + 0x410).unwrap_or(c),
+            0xA8 => 'Ё',
+            0xB8 => 'ё',
+            _ => c,
+        })
+        .collect()
 }
 
 /// The combining form of a spacing accent that TeX-style typesetting
@@ -652,8 +685,32 @@ const SUPERSCRIPT_MAX_RUN: usize = 3;
 fn superscript_form(c: char) -> Option<char> {
     const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
     const LETTERS: [char; 26] = [
-        'ᵃ', 'ᵇ', 'ᶜ', 'ᵈ', 'ᵉ', 'ᶠ', 'ᵍ', 'ʰ', 'ⁱ', 'ʲ', 'ᵏ', 'ˡ', 'ᵐ', 'ⁿ', 'ᵒ', 'ᵖ', '\u{107A5}',
-        'ʳ', 'ˢ', 'ᵗ', 'ᵘ', 'ᵛ', 'ʷ', 'ˣ', 'ʸ', 'ᶻ',
+        'ᵃ',
+        'ᵇ',
+        'ᶜ',
+        'ᵈ',
+        'ᵉ',
+        'ᶠ',
+        'ᵍ',
+        'ʰ',
+        'ⁱ',
+        'ʲ',
+        'ᵏ',
+        'ˡ',
+        'ᵐ',
+        'ⁿ',
+        'ᵒ',
+        'ᵖ',
+        '\u{107A5}',
+        'ʳ',
+        'ˢ',
+        'ᵗ',
+        'ᵘ',
+        'ᵛ',
+        'ʷ',
+        'ˣ',
+        'ʸ',
+        'ᶻ',
     ];
     match c {
         '0'..='9' => Some(DIGITS[c as usize - '0' as usize]),
@@ -664,7 +721,10 @@ fn superscript_form(c: char) -> Option<char> {
 
 /// Marks that are footnote or affiliation marks whatever their size.
 fn is_note_mark(c: char) -> bool {
-    matches!(c, '*' | '∗' | '†' | '‡' | '§' | '¶' | '⁎' | '⋆' | '★' | '#' | '✉')
+    matches!(
+        c,
+        '*' | '∗' | '†' | '‡' | '§' | '¶' | '⁎' | '⋆' | '★' | '#' | '✉'
+    )
 }
 
 /// Superscript marks glued to the word before them ("Smith" with a raised
@@ -796,6 +856,15 @@ fn cork(c: char) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cyrillic_read_by_its_codes_is_read_back() {
+        let read = |t: &str| texts(&build_lines(&word_glyphs(t, 10.0, 30.0, 10.0, false))).join("");
+        assert_eq!(read("Íå î÷åíü äàëåêî"), "Не очень далеко");
+        // Latin text with accents, and short runs, stay.
+        assert_eq!(read("Été à Noël"), "Été à Noël");
+        assert_eq!(read("ÉTÉ"), "ÉTÉ");
+    }
 
     #[test]
     fn raw_t1_codes_are_read_as_their_characters() {
@@ -1008,7 +1077,10 @@ mod tests {
     fn raised_marks_are_written_as_superscripts() {
         let read = |t: &str| texts(&build_lines(&with_raised(t))).join(" | ");
         // Affiliation letters, a comma between them, a second author.
-        assert_eq!(read("Mira Tollan^a^,^b, Pem Ostrow^c"), "Mira Tollanᵃ,ᵇ, Pem Ostrowᶜ");
+        assert_eq!(
+            read("Mira Tollan^a^,^b, Pem Ostrow^c"),
+            "Mira Tollanᵃ,ᵇ, Pem Ostrowᶜ"
+        );
         // Footnote marks after a title word and a star.
         assert_eq!(read("A Field Guide^1"), "A Field Guide¹");
         assert_eq!(read("Notes on Kelp^*"), "Notes on Kelp*");
@@ -1016,7 +1088,7 @@ mod tests {
         assert_eq!(read("^2Department of Tides"), "² Department of Tides");
         // Ordinals stay as printed, and so does a raised word of text.
         assert_eq!(read("the 2^n^d edition"), "the 2nd edition");
-        assert_eq!(read("Ink^d^r^o^p^s"), "Inkdrops");
+        assert_eq!(read("Tidewater^a^b^c^d and more"), "Tidewaterabcd and more");
     }
 
     #[test]
