@@ -7,7 +7,7 @@
 
 use super::names::{EDITOR_WORD, read_names};
 use super::pattern::Pattern;
-use super::text::{fold, is_cjk};
+use super::text::{fold, is_cjk, is_superscript};
 use std::sync::LazyLock;
 
 /// What one line says about people.
@@ -156,6 +156,12 @@ fn classify_wording(text: &str) -> Result<LineKind, (String, bool)> {
 
 /// [`classify`] of a line that must be read as a list of names.
 fn classify_names(t: &str, had_link: bool) -> LineKind {
+    // A line opened by a raised mark ("¹ Harbour Labs, Quay Road, Port
+    // Ellin") is the affiliation or note the mark points to: the town and
+    // street on it are no people.
+    if t.trim_start().starts_with(is_superscript) {
+        return LineKind::Affiliation;
+    }
     let list = read_names(t, true);
     if list.others > 0 {
         return LineKind::Other;
@@ -217,7 +223,7 @@ pub(super) static GENRE: LazyLock<Pattern> = LazyLock::new(|| {
 });
 pub(super) static NEVER: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\blccn\b|\bdoi\s*:|doi\.org|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
+        r"(?i)©|\bcopyright\b|\bisbn\b|\bissn\b|\blccn\b|\bdoi\s*:|doi\.org|\bpii\s*:|\b(?:article|manuscript|paper)\s+(?:id|no\.|number)\b|https?://|\bwww\.|@|all rights reserved|^by\s|^edited\s+by\b|^compiled\s+by\b|^\(?\s*第.{1,3}版\s*\)?$|（第.{1,3}版）$",
     )
     .unwrap()
 });
@@ -303,6 +309,26 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_opened_by_a_mark_is_an_affiliation() {
+        assert_eq!(
+            classify("¹ Harbour Labs, Room B12, Port Ellin, Wessex 07000"),
+            LineKind::Affiliation
+        );
+        assert_eq!(classify("ᵃ Tollan Park, Maple Hill"), LineKind::Affiliation);
+        assert!(matches!(
+            classify("Ann Lee¹, Bo Chen²"),
+            LineKind::Names { .. }
+        ));
+    }
+
+    #[test]
+    fn article_identifiers_are_never_titles() {
+        assert_eq!(title_penalty("PII: S0000-1111(99)00042-7"), None);
+        assert_eq!(title_penalty("Article ID 40213"), None);
+        assert!(title_penalty("Tide Mills of the Southern Coast").is_some());
+    }
 
     #[test]
     fn name_lines_split_and_cleaned() {

@@ -6,7 +6,7 @@
 //! the Info reader.
 
 use super::pattern::Pattern;
-use super::text::{fold, is_cjk};
+use super::text::{SUPERSCRIPTS, fold, is_cjk};
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -32,8 +32,10 @@ static CJK_ROLE: LazyLock<Pattern> = LazyLock::new(|| {
 });
 static CJK_LEAD: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r"^(?:作者|著者|编者|編者|主编|主編)\s*[:：]\s*").unwrap());
+/// Footnote and affiliation marks: symbols, and the superscript digits and
+/// letters the reading layer writes for raised marks ("Tollanᵃ,ᵇ").
 static FOOTNOTE: LazyLock<Pattern> =
-    LazyLock::new(|| Pattern::new(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[⁰¹²³⁴⁵⁶⁷⁸⁹]+").unwrap());
+    LazyLock::new(|| Pattern::new(&format!(r"[*†‡§¶⁎∗✉⋆★♠♣♦♥#]|[{SUPERSCRIPTS}]+")).unwrap());
 /// Marks that OCR reads from superscripts: a quote or "!" glued to the end
 /// of a name ("Chaluvadi'", "Barzel!").
 static OCR_MARK: LazyLock<Pattern> =
@@ -48,7 +50,10 @@ static NOTE_DIGITS: LazyLock<Pattern> = LazyLock::new(|| {
 /// name: names set apart by their marks alone ("Ann Lee1 Bo Chen2",
 /// "Ann Lee∗ Bo Chen†"). The mark then separates them like a comma.
 static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
-    Pattern::new(r"(\p{L})(?:\d{1,2}(?:,\d{1,2})*|[*†‡§¶⁎∗✉⋆★]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s+(\p{Lu})").unwrap()
+    Pattern::new(&format!(
+        r"(\p{{L}})(?:\d{{1,2}}(?:,\d{{1,2}})*|[*†‡§¶⁎∗✉⋆★]+|[{SUPERSCRIPTS}]+(?:,[{SUPERSCRIPTS}]+)*)\s+(\p{{Lu}})"
+    ))
+    .unwrap()
 });
 /// "et al." closing a list: more names, none given.
 static ET_AL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
@@ -85,7 +90,14 @@ const NOT_NAME_WORDS: &[&str] = &[
     "science", "sciences", "studies", "series", "journal", "proceedings", "conference",
     "review", "letters", "version", "release", "draft", "copyright", "rights", "reserved",
     "printed", "published", "keywords", "street", "road", "avenue", "lane", "square",
-    "place", "drive", "building", "floor", "usa", "u s a", "uk", "america", "canada", "germany",
+    "place", "drive", "building", "floor", "service", "revenue",
+    // Streets and postal words of addresses in several languages, and the
+    // labels of contact lines.
+    "via", "viale", "piazza", "corso", "strasse", "str", "gasse", "platz", "allee", "rue",
+    "boulevard", "blvd", "avenida", "avda", "calle", "rua", "ave", "highway", "hwy",
+    "parkway", "pkwy", "suite", "plaza", "campus", "postfach", "cedex",
+    "email", "mail", "homepage", "phone", "tel", "fax", "url", "orcid", "correspondence",
+    "corresponding", "entertainment", "enterprises", "industries", "solutions", "usa", "u s a", "uk", "america", "canada", "germany",
     "deutschland", "france", "england", "scotland", "ireland", "wales", "china", "japan",
     "india", "australia", "switzerland", "austria", "netherlands", "italy", "spain", "sweden",
     "norway", "denmark", "finland", "belgium", "poland", "czech", "republic", "kingdom",
@@ -160,6 +172,8 @@ const PLACES: &[&str] = &[
     "sebastopol", "fort worth", "el paso", "abu dhabi", "sri lanka", "south africa",
     "north carolina", "south carolina", "north dakota", "south dakota", "west virginia",
     "rhode island", "puerto rico", "costa rica", "saudi arabia",
+    // Labels of contact lines under a name.
+    "home page", "web page", "web site", "e mail",
 ];
 
 /// Towns that publishers print under their name, folded. A piece made only
@@ -291,7 +305,9 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         merged.push(p);
     }
 
-    let (mut names, mut orgs, mut others) = (Vec::new(), 0, 0);
+    let (mut names, mut orgs, mut others) = (Vec::new(), 0usize, 0usize);
+    let single = merged.len() == 1;
+    let mut collective: Option<String> = None;
     for p in merged {
         let p = p
             .trim()
@@ -310,6 +326,9 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         if p.is_empty() || ET_AL.is_match(&p) {
             continue;
         }
+        if single && COLLECTIVE.is_match(&p) && p.split_whitespace().count() >= 2 {
+            collective = Some(p.clone());
+        }
         match piece_kind(&p, cjk_marked) {
             Piece::Name(n) => {
                 if !names.contains(&n) {
@@ -325,6 +344,32 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
             }
         }
     }
+    if let Some(body) = collective.filter(|_| names.is_empty() && others == 0) {
+        // The body named alone on its line is its author.
+        let body = match text.trim_start().get(..4) {
+            Some(the) if the.eq_ignore_ascii_case("the ") && !body.starts_with("The ") => {
+                format!("The {body}")
+            }
+            _ => body,
+        };
+        names.push(body);
+        orgs = orgs.saturating_sub(1);
+    }
+    // A long unmarked list in which hardly any name starts with a known
+    // given name is a row of labels set in capitals ("Amount Carried,
+    // Current Year, Prior Years"), not people.
+    if !(marked || cjk_marked) && names.len() >= 3 {
+        let full: Vec<&str> = names
+            .iter()
+            .filter_map(|n| n.split_whitespace().next())
+            .filter(|w| !is_initial(w))
+            .collect();
+        let known = full.iter().filter(|w| is_given_name(w)).count();
+        if (full.len() >= 3 && known == 0) || (full.len() >= 4 && known * 4 < full.len()) {
+            others += names.len();
+            names.clear();
+        }
+    }
     NameList {
         names,
         marked: marked || cjk_marked,
@@ -333,6 +378,17 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         others,
     }
 }
+
+/// A collective author: a body named as the author of a work ("The
+/// Harbour Survey Group", "Working Group on Tide Tables", "International
+/// Commission on Salt Marshes"). Read as the author only where a line
+/// names it alone.
+static COLLECTIVE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
+        r"^(?:\p{Lu}[\p{L}&'’.-]*\s+){0,6}(?:Group|Team|Workgroup|Working\s+Group|Consortium|Collaboration|Committee|Commission|Task\s+Force|Council|Panel)(?:\s+(?:on|for|of)(?:\s+(?:\p{Lu}[\p{L}'’-]*|and|the|of)){1,8})?$",
+    )
+    .unwrap()
+});
 
 enum Piece {
     Name(String),
@@ -447,6 +503,21 @@ pub(crate) fn person_name(p: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
+/// Given names known from name-gender data gathered for research on
+/// scientific authorship (see `data/make_given_names.py`, which writes the
+/// list from the nomquamgender package): lower-case ASCII, one a line.
+const GIVEN_NAMES: &str = include_str!("data/given_names.txt");
+
+/// Whether `word` (any case, accents ignored) is a known given name, or a
+/// hyphenated pair starting with one ("Jean-Luc").
+pub(crate) fn is_given_name(word: &str) -> bool {
+    static SET: LazyLock<HashSet<&'static str>> = LazyLock::new(|| GIVEN_NAMES.lines().collect());
+    let folded = fold(word);
+    let mut parts = folded.split(' ');
+    let first = parts.next().unwrap_or("");
+    SET.contains(first) || SET.contains(folded.replace(' ', "-").as_str())
+}
+
 /// A surname set in capitals after a given name: five letters or more
 /// with a vowel, so that acronyms ("PAO", "NASA") and TeX engines
 /// ("LATEX", "LUATEX") are not read as one.
@@ -525,4 +596,81 @@ pub(crate) fn title_case(w: &str) -> String {
         start = matches!(c, '-' | '\'' | '’' | '.');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn superscript_marks_part_names() {
+        // The reading layer writes raised affiliation letters and digits
+        // as superscripts; they separate and leave the names.
+        assert_eq!(
+            parse_names("Oriel Vantassᵃ,ᵇ, Pim Duckworthᶜ").names,
+            vec!["Oriel Vantass", "Pim Duckworth"]
+        );
+        assert_eq!(
+            parse_names("Anna Vantassᵃ Paul Duckworthᵇ and Lisa Marchbankᵃ").names,
+            vec!["Anna Vantass", "Paul Duckworth", "Lisa Marchbank"]
+        );
+        assert_eq!(parse_names("Oriel Vantass¹²").names, vec!["Oriel Vantass"]);
+    }
+
+    #[test]
+    fn a_collective_author_alone_on_its_line() {
+        assert_eq!(
+            parse_names("The Harbour Survey Group").names,
+            vec!["The Harbour Survey Group"]
+        );
+        assert_eq!(
+            parse_names("International Commission on Salt Marshes").names,
+            vec!["International Commission on Salt Marshes"]
+        );
+        // Not a name among others, nor a title about one.
+        assert!(
+            parse_names("Report of the Task Force on Tides")
+                .names
+                .is_empty()
+        );
+        let list = parse_names("Ann Lee, Tide Survey Group");
+        assert_eq!(list.names, vec!["Ann Lee"]);
+        assert!(parse_names("the group met in the harbour").names.is_empty());
+    }
+
+    #[test]
+    fn addresses_and_contact_labels_are_not_people() {
+        for line in [
+            "Via Quarzo 12",
+            "Sandpiper Blvd",
+            "Home Page",
+            "E-mail: o.vantass",
+            "Lindenstr 4",
+            "Kestrel Entertainment",
+        ] {
+            let list = parse_names(line);
+            assert!(list.names.is_empty(), "{line:?} -> {:?}", list.names);
+        }
+    }
+
+    #[test]
+    fn rows_of_labels_without_given_names_are_not_a_byline() {
+        let list = parse_names("Amount Carried, Current Year, Prior Years, Total Credit");
+        assert!(list.names.is_empty(), "{:?}", list.names);
+        let list =
+            parse_names("Amount Carried, Current Year, Prior Years, Total Credit, Future Years");
+        assert!(list.names.is_empty(), "{:?}", list.names);
+        // Real bylines with known given names stay, as do marked ones.
+        assert_eq!(
+            parse_names("Maria Quell, John Orrin, Wei Tamsett").names,
+            vec!["Maria Quell", "John Orrin", "Wei Tamsett"]
+        );
+        assert_eq!(
+            parse_names("by Ovan Trell, Ysolde Marr, Quen Adder")
+                .names
+                .len(),
+            3
+        );
+        assert!(is_given_name("Jean-Luc") && is_given_name("MARIA") && !is_given_name("Amount"));
+    }
 }

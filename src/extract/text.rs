@@ -122,6 +122,44 @@ fn collapse_spaces(s: &str) -> String {
     out
 }
 
+/// The superscript digits and letters the reading layer writes for raised
+/// footnote and affiliation marks (see `inspect::lines`).
+pub const SUPERSCRIPTS: &str = "⁰¹²³⁴⁵⁶⁷⁸⁹ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ\u{107A5}ʳˢᵗᵘᵛʷˣʸᶻ";
+
+/// A superscript mark of [`SUPERSCRIPTS`].
+pub fn is_superscript(c: char) -> bool {
+    SUPERSCRIPTS.contains(c)
+}
+
+/// A title or subtitle without the footnote marks set after its words:
+/// superscript digits and letters glued to a word ("Guide¹") and note
+/// symbols at its end ("LaTeX∗", "Tides*†").
+pub fn without_note_marks(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let after_word = i > 0 && chars[i - 1].is_alphabetic() && !is_superscript(chars[i - 1]);
+        if is_superscript(chars[i]) && after_word {
+            // The run of marks and the commas between them ("ᵃ,ᵇ"). A
+            // superscript after a digit is an exponent ("10⁶") and stays.
+            while i < chars.len()
+                && (is_superscript(chars[i])
+                    || (chars[i] == ',' && chars.get(i + 1).is_some_and(|&d| is_superscript(d))))
+            {
+                i += 1;
+            }
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out.trim_end()
+        .trim_end_matches(['*', '∗', '†', '‡', '§', '¶', '⁎', '⋆', '★', '✉'])
+        .trim_end()
+        .to_string()
+}
+
 /// Han, kana and hangul: scripts written without spaces between words.
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,
@@ -213,8 +251,12 @@ pub fn join_lines<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
         let next = part.chars().next().unwrap_or(' ');
         let before_hyphen = out.chars().rev().nth(1).unwrap_or(' ');
         if last == '-' && before_hyphen.is_alphabetic() {
-            if next.is_lowercase() {
-                // "imple-" + "menting": a soft break inside one word.
+            if next.is_lowercase() || camel_case(part) {
+                // "imple-" + "menting": a soft break inside one word. So is
+                // a break before a word with a capital inside it: the
+                // hyphen split a compound name ("Open-" + "StreetMap"),
+                // where a hyphenated compound has its own capitals only
+                // at the start of its parts ("Log-" + "Structured").
                 out.pop();
             }
         } else if !(is_cjk(last) && is_cjk(next)) {
@@ -223,6 +265,20 @@ pub fn join_lines<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
         out.push_str(part);
     }
     out
+}
+
+/// The first word of `s` has a capital after a lower-case letter
+/// ("StreetMap", "PostScript").
+fn camel_case(s: &str) -> bool {
+    let word = s.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    let mut prev_lower = false;
+    for c in word.chars() {
+        if c.is_uppercase() && prev_lower {
+            return true;
+        }
+        prev_lower = c.is_lowercase();
+    }
+    false
 }
 
 #[cfg(test)]
@@ -268,6 +324,22 @@ mod tests {
     }
 
     #[test]
+    fn note_marks_leave_titles() {
+        assert_eq!(without_note_marks("A Field Guide¹"), "A Field Guide");
+        assert_eq!(without_note_marks("Notes on Kelp∗"), "Notes on Kelp");
+        assert_eq!(
+            without_note_marks("Tides and Shoalsᵃ,ᵇ of Vell"),
+            "Tides and Shoals of Vell"
+        );
+        // Exponents and marks that are the text itself stay.
+        assert_eq!(
+            without_note_marks("Scaling to 10⁶ Nodes"),
+            "Scaling to 10⁶ Nodes"
+        );
+        assert_eq!(without_note_marks("C* Algebras"), "C* Algebras");
+    }
+
+    #[test]
     fn join_lines_keeps_spaces_and_mends_hyphens() {
         assert_eq!(
             join_lines(["Lattice: the Plot Description", "Language"]),
@@ -279,5 +351,11 @@ mod tests {
             "Log-Structured File Systems"
         );
         assert_eq!(join_lines(["纸本保护", "方法"]), "纸本保护方法");
+        // A compound name broken at the line end is one word again.
+        assert_eq!(
+            join_lines(["Routing Bicycles with Open-", "TrailMap Data"]),
+            "Routing Bicycles with OpenTrailMap Data"
+        );
+        assert_eq!(join_lines(["Self-", "Healing Nets"]), "Self-Healing Nets");
     }
 }

@@ -26,7 +26,7 @@ use super::edition;
 use super::layout::{Block, Layout, PageLayout};
 use super::lines::{DATE, GENRE, LABEL, LineKind, NEVER, classify, title_penalty};
 use super::pattern::Pattern;
-use super::text::{fold, is_cjk, join_lines, tokens};
+use super::text::{fold, is_cjk, join_lines, tokens, without_note_marks};
 use crate::model::{Candidate, DocText, Field, Value};
 use std::sync::LazyLock;
 
@@ -128,7 +128,7 @@ fn push(
 ) {
     out.push(Candidate {
         field,
-        value: Value::Text(text),
+        value: Value::Text(without_note_marks(&text)),
         score,
         page: Some(pl.page.index),
         via: pl.page.via,
@@ -324,8 +324,46 @@ fn heading_candidates(
         }
         why = format!("{why}, {:.1}pt", b.size);
         let sub = subtitle_under(pl, bi);
-        push_pair(out, pl, &b.text, sub, score, &why);
+        let text = match lead_in(pl, bi) {
+            Some(lead) => {
+                why.push_str(", with the smaller line over it");
+                format!("{} {}", pl.blocks[lead].text.trim(), b.text.trim())
+            }
+            None => b.text.clone(),
+        };
+        push_pair(out, pl, &text, sub, score, &why);
     }
+}
+
+/// Words a title never ends with: a line ending in one goes on in the
+/// line under it.
+const OPEN_ENDS: &[&str] = &[
+    "of", "the", "a", "an", "to", "for", "and", "in", "on", "with", "from", "into", "at", "der",
+    "die", "das", "des", "und", "von", "zur", "zum", "le", "la", "les", "du", "de", "et", "el",
+    "los", "las", "del", "y", "il", "di", "della",
+];
+
+/// A title set over lines of different sizes: a smaller block right over
+/// block `bi` that cannot stand alone because it ends with an article,
+/// preposition or conjunction ("A Gazetteer of" over "Closed Railway
+/// Stations", a lone "The" set apart). Its index, if any.
+fn lead_in(pl: &PageLayout, bi: usize) -> Option<usize> {
+    let b = &pl.blocks[bi];
+    let (li, lead) = pl
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i != bi && a.bottom <= b.top + 1.0)
+        .max_by(|x, y| x.1.bottom.total_cmp(&y.1.bottom))?;
+    let words: Vec<String> = fold(&lead.text).split(' ').map(str::to_string).collect();
+    let close = b.top - lead.bottom <= b.size.max(lead.size);
+    let overlaps = lead.x0 < b.x1 && b.x0 < lead.x1;
+    let smaller = lead.size < b.size * 0.95 && lead.size >= b.size * 0.3;
+    let open = words
+        .last()
+        .is_some_and(|w| OPEN_ENDS.contains(&w.as_str()));
+    (close && overlaps && smaller && open && words.len() <= 8 && lead.lines.len() <= 2)
+        .then_some(li)
 }
 
 /// Blocks in the upper part of an opening page that sit right over a line
@@ -593,6 +631,54 @@ mod tests {
                 && c.why.starts_with("block over a byline")),
             "{found:#?}"
         );
+    }
+
+    #[test]
+    fn a_title_over_lines_of_mixed_sizes_stays_whole() {
+        // "A Register of" set small over the large words of the title.
+        let pages = [
+            page(
+                0,
+                &[
+                    ("A Register of", 14.0, 120.0),
+                    ("Vanished Tide Mills", 30.0, 140.0),
+                    ("Tamsin Orrell", 14.0, 230.0),
+                    ("Wherry & Lode", 11.0, 560.0),
+                ],
+            ),
+            body_page(1, None),
+            body_page(2, None),
+        ];
+        let (t, _, _) = best(&pages, 12);
+        assert_eq!(t, "A Register of Vanished Tide Mills");
+        // A leading article set apart.
+        let pages = [
+            page(
+                0,
+                &[
+                    ("The", 12.0, 100.0),
+                    ("Salt Road Almanac", 32.0, 116.0),
+                    ("Tamsin Orrell", 14.0, 230.0),
+                ],
+            ),
+            body_page(1, None),
+        ];
+        let (t, _, _) = best(&pages, 12);
+        assert_eq!(t, "The Salt Road Almanac");
+        // A series line over the title is no part of it.
+        let pages = [
+            page(
+                0,
+                &[
+                    ("Studies in Coastal Trades", 12.0, 100.0),
+                    ("Salt Road Almanac", 32.0, 116.0),
+                    ("Tamsin Orrell", 14.0, 230.0),
+                ],
+            ),
+            body_page(1, None),
+        ];
+        let (t, _, _) = best(&pages, 12);
+        assert_eq!(t, "Salt Road Almanac");
     }
 
     #[test]

@@ -83,6 +83,10 @@ const HINTED_COLUMN_GAP_EM: f32 = 1.5;
 /// much) stays within 2.5 times the others even on a line stretched to
 /// twice its natural spacing.
 const COLUMN_GAP_RATIO: f32 = 3.0;
+/// After a ligature glyph ("ﬁ", "ﬂ", "ﬀ") without pdfium's space hint, a
+/// space needs a gap this wide: fonts whose ligature box is one letter
+/// wide leave a gap of up to an em before the rest of the word ("ﬁ le").
+const LIGATURE_SPACE_GAP_EM: f32 = 0.9;
 /// Baselines closer than this share of the smaller font size are one row.
 const SAME_BASELINE_EM: f32 = 0.3;
 /// A smaller row whose baseline is within this share of a larger row's font
@@ -350,6 +354,12 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
                 if gap - spaces_width.max(0.0) > column_gap {
                     out.push(finish_line(glyphs, &fg, &pending, row.v));
                     pending.clear();
+                } else if is_ligature(pg.ch) && spaces_width <= 0.0 {
+                    // A ligature glyph's box is often narrower than its
+                    // advance ("ﬁ" measured as one letter): the gap after
+                    // it is a word space only where pdfium, which knows
+                    // the advance, put one, or where it is a wide one.
+                    space = hinted || gap > LIGATURE_SPACE_GAP_EM * em;
                 } else {
                     space = spaces_width > 0.0
                         || gap > SPACE_GAP_EM * em
@@ -444,7 +454,8 @@ fn drawn_over(small: &Row, big: &Row, glyphs: &[Glyph], fg: &[FGlyph]) -> bool {
     let letters = |r: &Row| -> Vec<(f32, f32)> {
         r.members
             .iter()
-            .filter(|&&m| glyphs[m].ch.is_alphabetic())
+            // Digits too: a line of text set over a large form number.
+            .filter(|&&m| glyphs[m].ch.is_alphanumeric())
             .map(|&m| (fg[m].u0, fg[m].u1))
             .collect()
     };
@@ -458,6 +469,11 @@ fn drawn_over(small: &Row, big: &Row, glyphs: &[Glyph], fg: &[FGlyph]) -> bool {
         })
         .nth(OVERDRAWN_LETTERS)
         .is_some()
+}
+
+/// The Latin ligatures of the Alphabetic Presentation Forms block.
+fn is_ligature(c: char) -> bool {
+    ('\u{FB00}'..='\u{FB06}').contains(&c)
 }
 
 fn is_space(c: char) -> bool {
@@ -475,8 +491,9 @@ fn finish_line(
     let mut sizes: Vec<(f32, usize)> = Vec::new();
     let mut bold = 0usize;
     let mut count = 0usize;
-    let (chars, mut spaces) = place_accents(glyphs, fg, pending);
+    let (mut chars, mut spaces) = place_accents(glyphs, fg, pending);
     close_letter_spacing(glyphs, fg, pending, &chars, &mut spaces);
+    mark_superscripts(glyphs, fg, pending, &mut chars, &mut spaces);
     for (k, &(i, _)) in pending.iter().enumerate() {
         let g = &glyphs[i];
         let Some(ch) = chars[k] else {
@@ -513,12 +530,45 @@ fn finish_line(
         .unwrap_or(0.0);
     let u = pending.first().map(|&(i, _)| fg[i].u0).unwrap_or(0.0);
     let line = TextLine {
-        text: text.trim_end().to_string(),
+        text: cyrillic_by_code(text.trim_end()),
         bbox: bbox.unwrap_or_default(),
         size,
         bold: bold * 2 > count,
     };
     (v, u, line)
+}
+
+/// Letters of a line before it can count as Cyrillic read by its codes.
+const CODE_READ_MIN_LETTERS: usize = 4;
+
+/// A line of an 8-bit Cyrillic font (TeX's T2A, Windows-1251) that has no
+/// ToUnicode map and glyph names pdfium does not know reaches us as the
+/// raw codes, read as Latin-1: "Íå î÷åíü". Both encodings put А–я at 0xC0
+/// to 0xFF (the Adobe Glyph List's `afii10017`–`afii10097`), so a line
+/// whose letters are nearly all in that block, with no ASCII letter, is
+/// read back as Cyrillic ("Не очень"). Latin text with accents always has
+/// plain letters besides.
+fn cyrillic_by_code(text: &str) -> String {
+    let high = |c: char| ('\u{C0}'..='\u{FF}').contains(&c) || c == '\u{A8}' || c == '\u{B8}';
+    let letters = text
+        .chars()
+        .filter(|&c| c.is_alphabetic() || high(c))
+        .count();
+    let in_block = text.chars().filter(|&c| high(c)).count();
+    if letters < CODE_READ_MIN_LETTERS
+        || text.chars().any(|c| c.is_ascii_alphabetic())
+        || in_block * 10 < letters * 9
+    {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c as u32 {
+            0xC0..=0xFF => char::from_u32(c as u32 - 0xC0 + 0x410).unwrap_or(c),
+            0xA8 => 'Ё',
+            0xB8 => 'ё',
+            _ => c,
+        })
+        .collect()
 }
 
 /// The combining form of a spacing accent that TeX-style typesetting
@@ -618,6 +668,142 @@ fn close_letter_spacing(
     }
 }
 
+/// A glyph whose baseline sits this share of its neighbour's font size
+/// above the neighbour's is raised: footnote marks and affiliation letters
+/// rise 0.3 to 0.45 em, while the raised "A" of the LaTeX logo (0.2 em) is
+/// a capital and is never rewritten.
+const SUPERSCRIPT_RISE_EM: f32 = 0.18;
+/// Raised glyphs smaller than this share of their neighbour are not marks
+/// but the text beside a drop capital.
+const SUPERSCRIPT_MIN_RATIO: f32 = 0.4;
+/// A raised run longer than this (letters and digits) is text set small,
+/// not a mark.
+const SUPERSCRIPT_MAX_RUN: usize = 3;
+
+/// The superscript form of a footnote or affiliation mark's character
+/// (digits and lower-case Latin letters); `None` for others.
+fn superscript_form(c: char) -> Option<char> {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    const LETTERS: [char; 26] = [
+        'ᵃ',
+        'ᵇ',
+        'ᶜ',
+        'ᵈ',
+        'ᵉ',
+        'ᶠ',
+        'ᵍ',
+        'ʰ',
+        'ⁱ',
+        'ʲ',
+        'ᵏ',
+        'ˡ',
+        'ᵐ',
+        'ⁿ',
+        'ᵒ',
+        'ᵖ',
+        '\u{107A5}',
+        'ʳ',
+        'ˢ',
+        'ᵗ',
+        'ᵘ',
+        'ᵛ',
+        'ʷ',
+        'ˣ',
+        'ʸ',
+        'ᶻ',
+    ];
+    match c {
+        '0'..='9' => Some(DIGITS[c as usize - '0' as usize]),
+        'a'..='z' => Some(LETTERS[c as usize - 'a' as usize]),
+        _ => None,
+    }
+}
+
+/// Marks that are footnote or affiliation marks whatever their size.
+fn is_note_mark(c: char) -> bool {
+    matches!(
+        c,
+        '*' | '∗' | '†' | '‡' | '§' | '¶' | '⁎' | '⋆' | '★' | '#' | '✉'
+    )
+}
+
+/// Superscript marks glued to the word before them ("Smith" with a raised
+/// "a", a title ending in a raised "1") are written in their superscript
+/// forms ("Smithᵃ", "Guide¹"), so that names and titles can tell the mark
+/// from the word: a run of raised digits, lower-case letters, commas and
+/// note marks (at most [`SUPERSCRIPT_MAX_RUN`] letters and digits), smaller
+/// than the glyph it follows (or, at the start of a line, precedes) and
+/// raised above its baseline. A raised run that opens a line before a word
+/// ("¹Department of …") is parted from the word by a space. Raised letters
+/// after a digit are an ordinal ("2nd") and stay as printed.
+fn mark_superscripts(
+    glyphs: &[Glyph],
+    fg: &[FGlyph],
+    pending: &[(usize, bool)],
+    chars: &mut [Option<char>],
+    spaces: &mut [bool],
+) {
+    let n = pending.len();
+    let raised_against = |k: usize, r: usize| {
+        let (g, rg) = (&glyphs[pending[k].0], &glyphs[pending[r].0]);
+        g.size <= SCRIPT_SIZE_RATIO * rg.size
+            && g.size >= SUPERSCRIPT_MIN_RATIO * rg.size
+            && fg[pending[r].0].v - fg[pending[k].0].v >= SUPERSCRIPT_RISE_EM * rg.size
+    };
+    let markable_chars: Vec<bool> = chars
+        .iter()
+        .map(|c| c.is_some_and(|c| superscript_form(c).is_some() || c == ',' || is_note_mark(c)))
+        .collect();
+    let markable = |k: usize| markable_chars[k];
+    let mut k = 0;
+    while k < n {
+        let glued = k > 0 && !spaces[k];
+        let (reference, end) = if glued && markable(k) && raised_against(k, k - 1) {
+            // Raised glyphs glued to the one before them.
+            let mut end = k + 1;
+            while end < n && markable(end) && !spaces[end] && raised_against(end, k - 1) {
+                end += 1;
+            }
+            (k - 1, end)
+        } else if k == 0 && markable(0) {
+            // A run opening the line, measured against the glyph after it.
+            let size = glyphs[pending[0].0].size;
+            let same_size = |j: usize| (glyphs[pending[j].0].size - size).abs() <= 0.05 * size;
+            let mut end = 1;
+            while end < n && markable(end) && !spaces[end] && same_size(end) {
+                end += 1;
+            }
+            if end == n || !(0..end).all(|j| raised_against(j, end)) {
+                k += 1;
+                continue;
+            }
+            (end, end)
+        } else {
+            k += 1;
+            continue;
+        };
+        let alnum = (k..end)
+            .filter(|&j| chars[j].is_some_and(char::is_alphanumeric))
+            .count();
+        let after_word = chars[reference]
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, ')' | '.' | ',' | ']'));
+        let ordinal = reference < k
+            && chars[reference].is_some_and(|c| c.is_ascii_digit())
+            && chars[k..end].iter().flatten().any(char::is_ascii_lowercase);
+        if after_word && alnum <= SUPERSCRIPT_MAX_RUN && !ordinal {
+            for c in chars[k..end].iter_mut().flatten() {
+                if let Some(s) = superscript_form(*c) {
+                    *c = s;
+                }
+            }
+            if reference == end && chars[end].is_some_and(char::is_alphabetic) {
+                spaces[end] = true;
+            }
+        }
+        k = end;
+    }
+}
+
 /// Letters in a row, each apart from the next, before a line counts as
 /// letter-spaced: fewer are more often initials or symbols ("A B C").
 const LETTER_SPACED_MIN: usize = 6;
@@ -670,6 +856,15 @@ fn cork(c: char) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cyrillic_read_by_its_codes_is_read_back() {
+        let read = |t: &str| texts(&build_lines(&word_glyphs(t, 10.0, 30.0, 10.0, false))).join("");
+        assert_eq!(read("Íå î÷åíü äàëåêî"), "Не очень далеко");
+        // Latin text with accents, and short runs, stay.
+        assert_eq!(read("Été à Noël"), "Été à Noël");
+        assert_eq!(read("ÉTÉ"), "ÉTÉ");
+    }
 
     #[test]
     fn raw_t1_codes_are_read_as_their_characters() {
@@ -855,8 +1050,45 @@ mod tests {
         g.extend(word_glyphs("1", 130.0, 196.0, 7.0, false));
         g.extend(word_glyphs("and Jones", 100.0, 216.0, 12.0, false));
         let lines = build_lines(&g);
-        assert_eq!(texts(&lines), vec!["Smith1", "and Jones"]);
+        assert_eq!(texts(&lines), vec!["Smith¹", "and Jones"]);
         assert_eq!(lines[0].line.size, 12.0);
+    }
+
+    /// `text` at 12 pt from x = 100 on the baseline 200, with each
+    /// character after a `^` raised 4 pt at 7 pt.
+    fn with_raised(text: &str) -> Vec<Glyph> {
+        let mut out = Vec::new();
+        let mut x = 100.0;
+        let mut raised = false;
+        for ch in text.chars() {
+            if ch == '^' {
+                raised = true;
+                continue;
+            }
+            let (size, base) = if raised { (7.0, 196.0) } else { (12.0, 200.0) };
+            out.extend(word_glyphs(&ch.to_string(), x, base, size, false));
+            x += 0.5 * size;
+            raised = false;
+        }
+        out
+    }
+
+    #[test]
+    fn raised_marks_are_written_as_superscripts() {
+        let read = |t: &str| texts(&build_lines(&with_raised(t))).join(" | ");
+        // Affiliation letters, a comma between them, a second author.
+        assert_eq!(
+            read("Mira Tollan^a^,^b, Pem Ostrow^c"),
+            "Mira Tollanᵃ,ᵇ, Pem Ostrowᶜ"
+        );
+        // Footnote marks after a title word and a star.
+        assert_eq!(read("A Field Guide^1"), "A Field Guide¹");
+        assert_eq!(read("Notes on Kelp^*"), "Notes on Kelp*");
+        // A mark opening an affiliation line is parted from its word.
+        assert_eq!(read("^2Department of Tides"), "² Department of Tides");
+        // Ordinals stay as printed, and so does a raised word of text.
+        assert_eq!(read("the 2^n^d edition"), "the 2nd edition");
+        assert_eq!(read("Tidewater^a^b^c^d and more"), "Tidewaterabcd and more");
     }
 
     #[test]
@@ -1093,5 +1325,32 @@ mod tests {
     fn ligatures_are_spelled_out() {
         let g = word_glyphs("\u{FB01}nd", 10.0, 30.0, 10.0, false);
         assert_eq!(texts(&build_lines(&g)), vec!["find"]);
+    }
+
+    #[test]
+    fn a_narrow_ligature_box_does_not_split_its_word() {
+        // "ﬁ" measured as one letter wide: 0.3 em short of its advance.
+        let mut g = word_glyphs("\u{FB01}", 10.0, 30.0, 10.0, false);
+        g[0].bbox.x1 -= 3.0;
+        g.extend(word_glyphs("le ﬀ", 15.0, 30.0, 10.0, false));
+        // After "ﬀ" (as narrow), a word space where pdfium put one.
+        let mut last = g.pop().unwrap();
+        last.bbox.x1 -= 3.0;
+        g.push(last);
+        let mut space = word_glyphs(" ", 35.0, 30.0, 10.0, true)[0];
+        space.generated = true;
+        g.push(space);
+        g.extend(word_glyphs("and", 38.0, 30.0, 10.0, false));
+        assert_eq!(texts(&build_lines(&g)), vec!["file ff and"]);
+    }
+
+    #[test]
+    fn a_line_set_over_large_digits_is_not_merged_into_them() {
+        // A form number at 40 pt with a 12 pt note drawn across its digits,
+        // baseline within half the number's em.
+        let mut g = word_glyphs("1040", 60.0, 200.0, 40.0, false);
+        g.extend(word_glyphs("NOTE BOOKLET", 62.0, 190.0, 12.0, false));
+        let lines = build_lines(&g);
+        assert_eq!(texts(&lines), vec!["NOTE BOOKLET", "1040"]);
     }
 }
