@@ -14,6 +14,10 @@
 //! reading stages (`vision`, `ocr`, `inspect`); `runs`, `shard`; `report`,
 //! `progress`; `settings`; the pure finders (`extract`, `decide`); `model`,
 //! `exit`; `util`, the ground floor.
+//!
+//! Comments cite the contract as "SPEC n" and "seed n.m": the sections of
+//! `docs/spec.md` (the product specification, then the user's own
+//! description of every setting), kept in the repository.
 
 pub mod app;
 pub mod cache;
