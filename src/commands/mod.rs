@@ -143,11 +143,12 @@ pub fn lock_project(
 /// damaged log, see [`Cache::open`]) is used, with a warning naming it: the
 /// lost results are recomputed.
 ///
-/// Its lines go to `reporter` when there is one (a run: `-q` keeps the
-/// errors only), else to stderr.
+/// Its lines go to `reporter` when there is one, else to stderr. They
+/// are shown even with `-q` (which keeps only results and errors): a
+/// damaged store is news about the user's disk, not progress.
 pub fn open_cache(dir: &Path, reporter: Option<&dyn Reporter>) -> Option<Cache> {
     let warn = |msg: String| match reporter {
-        Some(r) => r.message(&msg),
+        Some(r) => r.error(&msg),
         None => eprintln!("{msg}"),
     };
     let error = |msg: String| match reporter {
