@@ -11,21 +11,23 @@
 # and, with --truth, the field scores (score.py --by-kind).
 # CPU time, not wall time: the machine is shared.
 #
-# Usage: scripts/ocr-cost.sh [--truth truth.json] [--keep DIR] PDF...
+# Usage: scripts/ocr-cost.sh [--truth truth.json] [--keep DIR] [--languages eng+fra] PDF...
 #   e.g. scripts/ocr-cost.sh --truth ../shared/corpus/truth.json ../shared/corpus/pdfs/*-scanned.pdf
 # COLOPHON names the binary (else target/release, else target/debug).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 truth=""
 keep=""
+languages=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --truth) truth=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --languages) languages=$2; shift 2 ;;
     *) break ;;
   esac
 done
-[ $# -gt 0 ] || { echo "usage: $0 [--truth truth.json] [--keep DIR] PDF..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [--truth truth.json] [--keep DIR] [--languages eng+fra] PDF..." >&2; exit 2; }
 . "$repo/scripts/colophon-bin.sh" ocr-cost.sh
 colophon=$(cd "$(dirname "$colophon")" && pwd)/$(basename "$colophon")
 
@@ -33,7 +35,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/data/pdfs"
 for f in "$@"; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$work/data/pdfs/"; done
-cp "$repo/scripts/corpus.toml" "$work/colophon.toml"
+{
+  if [ -n "$languages" ]; then echo "OCR_LANGUAGES = \"$languages\""; fi
+  cat "$repo/scripts/corpus.toml"
+} > "$work/colophon.toml"
 # The wrapper runs OCR servers under /usr/bin/time in a child, so that the
 # time is written when the server ends (on stdin's end once colophon
 # stopped the wrapper), and anything else as colophon itself.
