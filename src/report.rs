@@ -12,59 +12,144 @@ use std::io::{BufWriter, Write};
 use std::ops::AddAssign;
 use std::path::Path;
 
-/// One row of the stdout table: current name → proposed name, main fields, status.
-pub fn table_row(r: &Record) -> String {
-    let failed_write = r.warnings.iter().find_map(|w| write_failure(w));
-    let not_approved = r.warnings.iter().any(|w| is_refusal(w));
-    let status = match (r.status, failed_write) {
-        (_, Some(_)) => "write failed",
-        _ if not_approved => "not approved",
-        (Status::Complete, None) => "complete",
-        (Status::Incomplete, None) => "incomplete",
-        (Status::Error, None) => "error",
+/// What became of a record, as the table's status says it: the write's
+/// outcome first (failed, not approved, left unwritten, written), else
+/// the record's status.
+fn row_status(r: &Record) -> &'static str {
+    if r.warnings.iter().any(|w| write_failure(w).is_some()) {
+        "write failed"
+    } else if r.warnings.iter().any(|w| is_refusal(w)) {
+        "not approved"
+    } else if r.warnings.iter().any(|w| w.starts_with(NOT_WRITTEN)) {
+        "not written"
+    } else if r.written {
+        "written"
+    } else {
+        r.status.as_str()
+    }
+}
+
+/// How a write stage's warning starts when it left a file alone (a
+/// read-only file, a changed file, a refused PDF).
+pub const NOT_WRITTEN: &str = "not written: ";
+
+/// One row of the stdout table: current name → proposed name, status and
+/// warnings, then the main fields, an unsure value (below
+/// `MIN_CONFIDENCE`: shown, never written) with a `?` after it.
+///
+/// `width`: the terminal's columns, when the table goes to one: the row is
+/// cut to fit, each part of it with `…` (`--json` and a table sent to a
+/// file or a pipe keep everything).
+pub fn table_row(r: &Record, width: Option<usize>) -> String {
+    let status = row_status(r);
+    let status = match r.warnings.len() {
+        0 => status.to_string(),
+        1 => format!("{status}, 1 warning"),
+        n => format!("{status}, {n} warnings"),
     };
     let proposed = r.proposed_filename.as_deref().unwrap_or("-");
-    let m = &r.metadata;
+    let fields = fields(r).join(" | ");
+    let (path, proposed, fields) = (
+        escape_controls(&r.path),
+        escape_controls(proposed),
+        escape_controls(&fields),
+    );
+    let Some(width) = width else {
+        return format!("{path}  →  {proposed}  [{status}]  {fields}");
+    };
+    let fixed = format!("  →    [{status}]  ");
+    let avail = width.saturating_sub(text_width(&fixed));
+    let parts = [&*path, &*proposed, &*fields];
+    let shares = share(avail, parts.map(text_width));
+    let [path, proposed, fields] = [0, 1, 2].map(|i| clip(parts[i], shares[i]));
+    let row = format!("{path}  →  {proposed}  [{status}]  {fields}");
+    clip(row.trim_end(), width)
+}
+
+/// The row's fields: the error, the warnings, then title, authors, year,
+/// ISBN, DOI, each sure value as it is and an unsure one with a `?`.
+fn fields(r: &Record) -> Vec<String> {
+    let (m, u) = (&r.metadata, &r.unsure);
     let mut fields = Vec::new();
-    if let Some(t) = &m.title {
-        fields.push(format!("title: {}", clip(t, 60)));
-    }
-    if !m.authors.is_empty() {
-        fields.push(format!("authors: {}", clip(&m.authors.join("; "), 50)));
-    }
-    if let Some(y) = m.year {
-        fields.push(format!("year: {y}"));
-    }
-    if let Some(i) = &m.isbn {
-        fields.push(format!("isbn: {i}"));
-    }
-    if let Some(d) = &m.doi {
-        fields.push(format!("doi: {d}"));
-    }
     if let Some(e) = &r.error {
         fields.push(format!("error: {e}"));
     }
-    if let Some(why) = failed_write {
-        fields.push(format!("write failed: {why}"));
+    for w in &r.warnings {
+        fields.push(format!("warning: {w}"));
     }
-    let row = format!(
-        "{}  →  {}  [{}]  {}",
-        r.path,
-        proposed,
-        status,
-        fields.join(" | ")
-    );
-    escape_controls(&row).into_owned()
+    let pick = |sure: Option<String>, unsure: Option<String>| match (sure, unsure) {
+        (Some(v), _) => Some(v),
+        (None, Some(v)) => Some(format!("{v}?")),
+        (None, None) => None,
+    };
+    let joined = |a: &[String]| (!a.is_empty()).then(|| a.join("; "));
+    for (name, value) in [
+        ("title", pick(m.title.clone(), u.title.clone())),
+        ("authors", pick(joined(&m.authors), joined(&u.authors))),
+        (
+            "year",
+            pick(m.year.map(|y| y.to_string()), u.year.map(|y| y.to_string())),
+        ),
+        ("isbn", pick(m.isbn.clone(), u.isbn.clone())),
+        ("doi", pick(m.doi.clone(), u.doi.clone())),
+    ] {
+        if let Some(v) = value {
+            fields.push(format!("{name}: {v}"));
+        }
+    }
+    fields
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
+/// Columns shared among parts that want `wants` columns: each gets what it
+/// wants when all fit, else the short ones keep theirs and the long ones
+/// share the rest equally (water-filling).
+fn share<const N: usize>(avail: usize, wants: [usize; N]) -> [usize; N] {
+    let mut got = [0; N];
+    let mut left = avail;
+    let mut open: Vec<usize> = (0..N).collect();
+    while !open.is_empty() {
+        let each = left / open.len();
+        let (fit, long): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| wants[i] <= each);
+        if fit.is_empty() {
+            for (k, &i) in long.iter().enumerate() {
+                // The remainder goes to the first ones.
+                got[i] = each + usize::from(k < left % long.len());
+            }
+            break;
+        }
+        for i in fit {
+            got[i] = wants[i];
+            left -= wants[i];
+        }
+        open = long;
     }
+    got
+}
+
+/// Columns `s` takes on a terminal (a wide character takes two).
+fn text_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` cut to `max` columns, the last one a `…` when something was cut.
+fn clip(s: &str, max: usize) -> String {
+    if text_width(s) <= max {
+        return s.to_string();
+    }
+    let mut t = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        t.push(c);
+    }
+    if max > 0 {
+        t.push('…');
+    }
+    t
 }
 
 /// Streams records to `records.jsonl` as they are made.
@@ -432,7 +517,7 @@ mod tests {
         let name = "evil\nrow\x1b[31mred\u{9b}\u{202e}fdp.exe\t\x7f.pdf";
         let mut r = Record::error(name.to_string(), None, format!("reading data/{name}"));
         r.proposed_filename = Some("a\rb.pdf".into());
-        let row = table_row(&r);
+        let row = table_row(&r, None);
         assert_eq!(
             row,
             "evil\\nrow\\x1b[31mred\\u{9b}\\u{202e}fdp.exe\\t\\x7f.pdf  →  a\\rb.pdf  [error]  \

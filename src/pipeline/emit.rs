@@ -20,6 +20,9 @@ pub(super) struct Outputs<'a, 'o> {
     run_dir: &'a RunDir,
     records: RecordsFile,
     stdout: &'o mut dyn Write,
+    /// The terminal's width when stdout is one: each row is then cut to
+    /// fit, flushed at once and printed above the bars.
+    width: Option<usize>,
 }
 
 impl<'a, 'o> Outputs<'a, 'o> {
@@ -29,6 +32,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
             run_dir,
             records: RecordsFile::create(&run_dir.path)?,
             stdout,
+            width: crate::progress::stdout_width(),
         })
     }
 
@@ -46,7 +50,9 @@ impl<'a, 'o> Outputs<'a, 'o> {
         }
         let (reporter, verbose) = (self.env.reporter, self.env.opts.verbose);
         let counts = Summary::of(&doc.work);
-        reporter.pages_done(counts.pages_read + counts.ocr_pages);
+        // The pages read by pdfium, as the summary counts them: an OCRed
+        // page was read first, and adding its OCR counted it twice.
+        reporter.pages_done(counts.pages_read);
         if verbose == 0 {
             return counts;
         }
@@ -83,9 +89,21 @@ impl<'a, 'o> Outputs<'a, 'o> {
         let line = if self.env.opts.json {
             serde_json::to_string(record)?
         } else {
-            report::table_row(record)
+            report::table_row(record, self.width)
         };
-        if let Err(e) = writeln!(self.stdout, "{line}") {
+        let written = match self.width {
+            // A terminal: the row now, above the bars, not when the run
+            // ends (a BufWriter would hold it).
+            Some(_) => {
+                let (stdout, mut res) = (&mut *self.stdout, Ok(()));
+                self.env.reporter.suspend(&mut || {
+                    res = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+                });
+                res
+            }
+            None => writeln!(self.stdout, "{line}"),
+        };
+        if let Err(e) = written {
             // A closed pipe (`colophon | head`) is not an error of the run.
             if e.kind() != std::io::ErrorKind::BrokenPipe {
                 return Err(e.into());
@@ -100,6 +118,8 @@ impl<'a, 'o> Outputs<'a, 'o> {
     /// (`complete`: every file found was processed) and points `latest`
     /// at this run. Returns the run's time in seconds.
     pub fn finish(self, summary: &Summary, started: Instant, complete: bool) -> Result<f64> {
+        // Every row before the closing lines: the summary comes last.
+        let _ = self.stdout.flush();
         self.records.finish()?;
         let offset = self.env.settings.page_num_offset;
         if let Err(e) = crate::review::write_page(&self.run_dir.path, offset) {
