@@ -571,4 +571,43 @@ mod tests {
         let many = RunOptions::from_cli(&parse(&["--jobs", "100000"]).unwrap());
         assert_eq!(many.jobs, cpus());
     }
+
+    #[test]
+    fn a_folder_where_none_is_taken_gets_the_link_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        for args in [&["run", d][..], &[d], &["show", "a.pdf", "--no-such"]] {
+            let err = parse(args).unwrap_err();
+            let hint = usage_hint(&err);
+            match args.contains(&d) {
+                true => {
+                    let hint = hint.unwrap_or_else(|| panic!("{args:?}: {err}"));
+                    assert!(hint.contains(&format!("ln -s {d} data")), "{hint}");
+                }
+                false => assert_eq!(hint, None, "{args:?}"),
+            }
+        }
+        // A word that is no folder is a typo: clap's suggestion is enough.
+        assert_eq!(usage_hint(&parse(&["runn"]).unwrap_err()), None);
+    }
+
+    #[test]
+    fn review_refuses_write_and_online() {
+        for flag in ["--write", "--online"] {
+            let err = parse(&["review", flag]).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.to_string().contains("colophon run"), "{err}");
+        }
+        let help = Cli::command()
+            .find_subcommand_mut("review")
+            .unwrap()
+            .render_help()
+            .to_string();
+        assert!(!help.contains("--online"), "{help}");
+        assert!(parse(&["run", "--write", "--online"]).is_ok());
+        assert!(
+            parse(&["--write", "review"]).is_ok(),
+            "before it: the run's flag"
+        );
+    }
 }

@@ -33,8 +33,9 @@ fn row_status(r: &Record) -> &'static str {
 /// read-only file, a changed file, a refused PDF).
 pub const NOT_WRITTEN: &str = "not written: ";
 
-/// One row of the stdout table: current name → proposed name, status and
-/// warnings, then the main fields, an unsure value (below
+/// One row of the stdout table: current name → proposed name, status
+/// (the write's outcome when there was one), then the warnings and the
+/// main fields, an unsure value (below
 /// `MIN_CONFIDENCE`: shown, never written) with a `?` after it.
 ///
 /// `width`: the terminal's columns, when the table goes to one: the row is
@@ -42,11 +43,6 @@ pub const NOT_WRITTEN: &str = "not written: ";
 /// file or a pipe keep everything).
 pub fn table_row(r: &Record, width: Option<usize>) -> String {
     let status = row_status(r);
-    let status = match r.warnings.len() {
-        0 => status.to_string(),
-        1 => format!("{status}, 1 warning"),
-        n => format!("{status}, {n} warnings"),
-    };
     let proposed = r.proposed_filename.as_deref().unwrap_or("-");
     let fields = fields(r).join(" | ");
     let (path, proposed, fields) = (
@@ -55,7 +51,8 @@ pub fn table_row(r: &Record, width: Option<usize>) -> String {
         escape_controls(&fields),
     );
     let Some(width) = width else {
-        return format!("{path}  →  {proposed}  [{status}]  {fields}");
+        let row = format!("{path}  →  {proposed}  [{status}]  {fields}");
+        return row.trim_end().to_string();
     };
     let fixed = format!("  →    [{status}]  ");
     let avail = width.saturating_sub(text_width(&fixed));
@@ -535,5 +532,84 @@ mod tests {
         ));
         let line = Summary::default().document_line("a\x1b[2Jb.pdf", true);
         assert_eq!(line, "a\\x1b[2Jb.pdf: hashed; record from the cache");
+    }
+
+    fn record(path: &str) -> Record {
+        let mut r = Record::error(path.to_string(), None, String::new());
+        r.error = None;
+        r.status = Status::Incomplete;
+        r
+    }
+
+    #[test]
+    fn unsure_values_carry_a_question_mark_and_warnings_are_counted() {
+        let mut r = record("shelf/a.pdf");
+        r.metadata.title = Some("Sure Title".into());
+        r.unsure.authors = vec!["Ada Lovelace".into(), "C. Babbage".into()];
+        r.unsure.year = Some(1843);
+        r.metadata.year = None;
+        assert_eq!(
+            table_row(&r, None),
+            "shelf/a.pdf  →  -  [incomplete]  title: Sure Title | authors: Ada Lovelace; C. Babbage? | year: 1843?"
+        );
+        // A sure value wins over an unsure one of the same field.
+        r.unsure.title = Some("Other".into());
+        assert!(table_row(&r, None).contains("title: Sure Title |"));
+        r.warnings = vec![format!("{NOT_WRITTEN}read-only file: left alone")];
+        let row = table_row(&r, None);
+        assert!(
+            row.contains("[not written]  warning: not written: read-only file"),
+            "{row}"
+        );
+    }
+
+    #[test]
+    fn the_status_says_what_became_of_the_write() {
+        let mut r = record("a.pdf");
+        r.status = Status::Complete;
+        assert!(table_row(&r, None).contains("[complete]"));
+        r.written = true;
+        assert!(table_row(&r, None).contains("[written]"));
+        r.warnings
+            .push(format!("{}disk full", crate::model::WRITE_FAILED));
+        r.written = false;
+        assert!(table_row(&r, None).contains("[write failed]  warning: write failed: disk full"));
+        r.warnings = vec![format!("{}ok.json", crate::model::NOT_APPROVED)];
+        assert!(table_row(&r, None).contains("[not approved]"));
+    }
+
+    #[test]
+    fn rows_fit_the_width_and_each_long_part_is_cut() {
+        let mut r = record(&format!("{}/file.pdf", "long folder ".repeat(10)));
+        r.proposed_filename = Some(format!("{}.pdf", "Name ".repeat(20)));
+        r.metadata.title = Some("ごく長い題名".repeat(8));
+        let full = table_row(&r, None);
+        for width in [20, 40, 61, 80, 120] {
+            let row = table_row(&r, Some(width));
+            assert!(text_width(&row) <= width, "{width}: {row:?}");
+            assert!(text_width(&row) >= width - 1, "the width is used: {row:?}");
+            if width < 61 {
+                continue;
+            }
+            // Each of the three long parts shows its start, cut.
+            assert!(row.starts_with("long folder"), "{row}");
+            assert!(row.contains("  →  Name Name"), "{row}");
+            assert!(row.contains("[incomplete]"), "{row}");
+            assert_eq!(row.matches('…').count(), 3, "{row}");
+        }
+        // Short rows are left whole.
+        let short = record("a.pdf");
+        assert_eq!(table_row(&short, Some(80)), table_row(&short, None));
+        assert!(text_width(&full) > 120);
+    }
+
+    #[test]
+    fn shares_give_short_parts_their_length_and_split_the_rest() {
+        assert_eq!(share(30, [5, 100, 100]), [5, 13, 12]);
+        assert_eq!(share(30, [5, 6, 7]), [5, 6, 7]);
+        assert_eq!(share(0, [5, 6, 7]), [0, 0, 0]);
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("日本語", 4), "日…");
+        assert_eq!(clip("abc", 3), "abc");
     }
 }
