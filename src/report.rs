@@ -56,9 +56,16 @@ pub fn table_row(r: &Record, width: Option<usize>) -> String {
     };
     let fixed = format!("  →    [{status}]  ");
     let avail = width.saturating_sub(text_width(&fixed));
-    let parts = [&*path, &*proposed, &*fields];
-    let shares = share(avail, parts.map(text_width));
-    let [path, proposed, fields] = [0, 1, 2].map(|i| clip(parts[i], shares[i]));
+    // The names first (the proposed name holds the title, authors and
+    // year), the fields the rest, and at least a quarter: warnings and
+    // unsure values lead them.
+    let fields_min = text_width(&fields).min(avail / 4);
+    let [p, n] = share(
+        avail - fields_min,
+        [text_width(&path), text_width(&proposed)],
+    );
+    let (path, proposed) = (clip(&path, p), clip(&proposed, n));
+    let fields = clip(&fields, avail - text_width(&path) - text_width(&proposed));
     let row = format!("{path}  →  {proposed}  [{status}]  {fields}");
     clip(row.trim_end(), width)
 }
