@@ -20,9 +20,10 @@ pub(super) struct Outputs<'a, 'o> {
     run_dir: &'a RunDir,
     records: RecordsFile,
     stdout: &'o mut dyn Write,
-    /// The terminal's width when stdout is one: each row is then cut to
-    /// fit, flushed at once and printed above the bars.
-    width: Option<usize>,
+    /// Whether stdout is a terminal: each row is then cut to its width
+    /// (asked again for each row, so that a resized window is followed),
+    /// flushed at once and printed above the bars.
+    terminal: bool,
 }
 
 impl<'a, 'o> Outputs<'a, 'o> {
@@ -32,7 +33,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
             run_dir,
             records: RecordsFile::create(&run_dir.path)?,
             stdout,
-            width: crate::progress::stdout_width(),
+            terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
         })
     }
 
@@ -89,19 +90,20 @@ impl<'a, 'o> Outputs<'a, 'o> {
         let line = if self.env.opts.json {
             serde_json::to_string(record)?
         } else {
-            report::table_row(record, self.width)
+            let width = self.terminal.then(crate::progress::stdout_width);
+            report::table_row(record, width.flatten())
         };
-        let written = match self.width {
+        let written = match self.terminal {
             // A terminal: the row now, above the bars, not when the run
             // ends (a BufWriter would hold it).
-            Some(_) => {
+            true => {
                 let (stdout, mut res) = (&mut *self.stdout, Ok(()));
                 self.env.reporter.suspend(&mut || {
                     res = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
                 });
                 res
             }
-            None => writeln!(self.stdout, "{line}"),
+            false => writeln!(self.stdout, "{line}"),
         };
         if let Err(e) = written {
             // A closed pipe (`colophon | head`) is not an error of the run.
