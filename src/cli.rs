@@ -80,6 +80,15 @@ pub enum Command {
     },
     /// Make the thumbnails of a run's review page and open it (the latest
     /// run when no id is given).
+    // `--write` and `--online` do nothing here (`run --write --approved
+    // FILE` writes what was approved): arguments of the same ids keep the
+    // global flags out of this subcommand (clap propagates a global
+    // argument only where none of its id exists), and refuse them.
+    #[command(arg(refused(
+        "write",
+        "review writes nothing; `colophon run --write --approved FILE` writes what the page approved"
+    )))]
+    #[command(arg(refused("online", "review looks nothing up; `colophon run --online` does")))]
     Review {
         /// Run id under cache/runs/.
         #[arg(value_name = "RUN-ID")]
@@ -114,6 +123,43 @@ pub enum Command {
     /// stdin/stdout.
     #[command(hide = true)]
     OcrServer,
+}
+
+/// A hidden flag `--id` that a subcommand refuses with `why` (exit 2).
+fn refused(id: &'static str, why: &'static str) -> clap::Arg {
+    clap::Arg::new(id)
+        .long(id)
+        .hide(true)
+        .num_args(0)
+        .default_missing_value("")
+        .action(ArgAction::Set)
+        .value_parser(move |_: &str| -> Result<bool, String> { Err(why.to_string()) })
+}
+
+/// What to add to clap's refusal of the command line, when the user gave a
+/// folder where colophon takes none: `colophon run ~/papers`. The data
+/// folder is `<project>/data` by design (every cache key and journal path
+/// is relative to it); a library elsewhere is linked there.
+pub fn usage_hint(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(
+        err.kind(),
+        ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand
+    ) {
+        return None;
+    }
+    let given = [ContextKind::InvalidArg, ContextKind::InvalidSubcommand];
+    let Some(ContextValue::String(arg)) = given.into_iter().find_map(|k| err.get(k)) else {
+        return None;
+    };
+    if arg.starts_with('-') || !std::path::Path::new(arg).is_dir() {
+        return None;
+    }
+    Some(format!(
+        "colophon: the data folder is fixed by design: colophon reads the PDFs under \
+         <project>/data (the folder holding colophon.toml, else the current one). To \
+         process {arg}, link it there:\n\n    ln -s {arg} data\n"
+    ))
 }
 
 /// `colophon cache ...`
@@ -524,5 +570,44 @@ mod tests {
         assert_eq!(quiet.jobs, cpus());
         let many = RunOptions::from_cli(&parse(&["--jobs", "100000"]).unwrap());
         assert_eq!(many.jobs, cpus());
+    }
+
+    #[test]
+    fn a_folder_where_none_is_taken_gets_the_link_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        for args in [&["run", d][..], &[d], &["show", "a.pdf", "--no-such"]] {
+            let err = parse(args).unwrap_err();
+            let hint = usage_hint(&err);
+            match args.contains(&d) {
+                true => {
+                    let hint = hint.unwrap_or_else(|| panic!("{args:?}: {err}"));
+                    assert!(hint.contains(&format!("ln -s {d} data")), "{hint}");
+                }
+                false => assert_eq!(hint, None, "{args:?}"),
+            }
+        }
+        // A word that is no folder is a typo: clap's suggestion is enough.
+        assert_eq!(usage_hint(&parse(&["runn"]).unwrap_err()), None);
+    }
+
+    #[test]
+    fn review_refuses_write_and_online() {
+        for flag in ["--write", "--online"] {
+            let err = parse(&["review", flag]).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.to_string().contains("colophon run"), "{err}");
+        }
+        let help = Cli::command()
+            .find_subcommand_mut("review")
+            .unwrap()
+            .render_help()
+            .to_string();
+        assert!(!help.contains("--online"), "{help}");
+        assert!(parse(&["run", "--write", "--online"]).is_ok());
+        assert!(
+            parse(&["--write", "review"]).is_ok(),
+            "before it: the run's flag"
+        );
     }
 }

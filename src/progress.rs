@@ -33,6 +33,26 @@ pub trait Reporter: Send + Sync {
     }
     /// The run is over; bars are cleared.
     fn finish(&self);
+    /// Runs `print` with the bars out of the way (cleared, then drawn again
+    /// below what it printed): how a table row reaches a terminal above
+    /// the bars while the run goes on.
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        print();
+    }
+}
+
+/// The width in columns of the terminal on stdout, when stdout is one (the
+/// kernel's window size, `TIOCGWINSZ`: no environment variable is read);
+/// `None` when stdout is a file or a pipe, or the size is unknown.
+pub fn stdout_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    // SAFETY: TIOCGWINSZ fills a `winsize` and reads nothing else; the
+    // struct is zeroed and lives for the call.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(size.ws_col as usize)
 }
 
 /// Chooses the reporter for this run.
@@ -108,7 +128,9 @@ pub struct Bars {
 impl Bars {
     fn new() -> Bars {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
-        let files = multi.add(ProgressBar::new(0));
+        // Hidden until the number of files is known (`files_total` adds it):
+        // a bar of length 0 is drawn full, "0/0", before discover is done.
+        let files = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         files.set_style(
             style("{prefix:>8} [{bar:30}] {pos}/{len} {rate} eta {eta}").progress_chars("=> "),
         );
@@ -128,6 +150,7 @@ impl Bars {
 impl Reporter for Bars {
     fn files_total(&self, n: u64) {
         self.files.set_length(n);
+        self.multi.insert(0, self.files.clone());
     }
     fn file_done(&self) {
         self.files.inc(1);
@@ -146,6 +169,9 @@ impl Reporter for Bars {
     }
     fn message(&self, msg: &str) {
         let _ = self.multi.println(for_terminal(msg));
+    }
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        self.multi.suspend(print);
     }
     fn finish(&self) {
         self.files.finish_and_clear();

@@ -12,59 +12,148 @@ use std::io::{BufWriter, Write};
 use std::ops::AddAssign;
 use std::path::Path;
 
-/// One row of the stdout table: current name → proposed name, main fields, status.
-pub fn table_row(r: &Record) -> String {
-    let failed_write = r.warnings.iter().find_map(|w| write_failure(w));
-    let not_approved = r.warnings.iter().any(|w| is_refusal(w));
-    let status = match (r.status, failed_write) {
-        (_, Some(_)) => "write failed",
-        _ if not_approved => "not approved",
-        (Status::Complete, None) => "complete",
-        (Status::Incomplete, None) => "incomplete",
-        (Status::Error, None) => "error",
-    };
+/// What became of a record, as the table's status says it: the write's
+/// outcome first (failed, not approved, left unwritten, written), else
+/// the record's status.
+fn row_status(r: &Record) -> &'static str {
+    if r.warnings.iter().any(|w| write_failure(w).is_some()) {
+        "write failed"
+    } else if r.warnings.iter().any(|w| is_refusal(w)) {
+        "not approved"
+    } else if r.warnings.iter().any(|w| w.starts_with(NOT_WRITTEN)) {
+        "not written"
+    } else if r.written {
+        "written"
+    } else {
+        r.status.as_str()
+    }
+}
+
+/// How a write stage's warning starts when it left a file alone (a
+/// read-only file, a changed file, a refused PDF).
+pub const NOT_WRITTEN: &str = "not written: ";
+
+/// One row of the stdout table: current name → proposed name, status
+/// (the write's outcome when there was one), then the warnings and the
+/// main fields, an unsure value (below
+/// `MIN_CONFIDENCE`: shown, never written) with a `?` after it.
+///
+/// `width`: the terminal's columns, when the table goes to one: the row is
+/// cut to fit, each part of it with `…` (`--json` and a table sent to a
+/// file or a pipe keep everything).
+pub fn table_row(r: &Record, width: Option<usize>) -> String {
+    let status = row_status(r);
     let proposed = r.proposed_filename.as_deref().unwrap_or("-");
-    let m = &r.metadata;
+    let fields = fields(r).join(" | ");
+    let (path, proposed, fields) = (
+        escape_controls(&r.path),
+        escape_controls(proposed),
+        escape_controls(&fields),
+    );
+    let Some(width) = width else {
+        let row = format!("{path}  →  {proposed}  [{status}]  {fields}");
+        return row.trim_end().to_string();
+    };
+    let fixed = format!("  →    [{status}]  ");
+    let avail = width.saturating_sub(text_width(&fixed));
+    // The names first (the proposed name holds the title, authors and
+    // year), the fields the rest, and at least a quarter: warnings and
+    // unsure values lead them.
+    let fields_min = text_width(&fields).min(avail / 4);
+    let [p, n] = share(
+        avail - fields_min,
+        [text_width(&path), text_width(&proposed)],
+    );
+    let (path, proposed) = (clip(&path, p), clip(&proposed, n));
+    let fields = clip(&fields, avail - text_width(&path) - text_width(&proposed));
+    let row = format!("{path}  →  {proposed}  [{status}]  {fields}");
+    clip(row.trim_end(), width)
+}
+
+/// The row's fields: the error, the warnings, then title, authors, year,
+/// ISBN, DOI, each sure value as it is and an unsure one with a `?`.
+fn fields(r: &Record) -> Vec<String> {
+    let (m, u) = (&r.metadata, &r.unsure);
     let mut fields = Vec::new();
-    if let Some(t) = &m.title {
-        fields.push(format!("title: {}", clip(t, 60)));
-    }
-    if !m.authors.is_empty() {
-        fields.push(format!("authors: {}", clip(&m.authors.join("; "), 50)));
-    }
-    if let Some(y) = m.year {
-        fields.push(format!("year: {y}"));
-    }
-    if let Some(i) = &m.isbn {
-        fields.push(format!("isbn: {i}"));
-    }
-    if let Some(d) = &m.doi {
-        fields.push(format!("doi: {d}"));
-    }
     if let Some(e) = &r.error {
         fields.push(format!("error: {e}"));
     }
-    if let Some(why) = failed_write {
-        fields.push(format!("write failed: {why}"));
+    for w in &r.warnings {
+        fields.push(format!("warning: {w}"));
     }
-    let row = format!(
-        "{}  →  {}  [{}]  {}",
-        r.path,
-        proposed,
-        status,
-        fields.join(" | ")
-    );
-    escape_controls(&row).into_owned()
+    let pick = |sure: Option<String>, unsure: Option<String>| match (sure, unsure) {
+        (Some(v), _) => Some(v),
+        (None, Some(v)) => Some(format!("{v}?")),
+        (None, None) => None,
+    };
+    let joined = |a: &[String]| (!a.is_empty()).then(|| a.join("; "));
+    for (name, value) in [
+        ("title", pick(m.title.clone(), u.title.clone())),
+        ("authors", pick(joined(&m.authors), joined(&u.authors))),
+        (
+            "year",
+            pick(m.year.map(|y| y.to_string()), u.year.map(|y| y.to_string())),
+        ),
+        ("isbn", pick(m.isbn.clone(), u.isbn.clone())),
+        ("doi", pick(m.doi.clone(), u.doi.clone())),
+    ] {
+        if let Some(v) = value {
+            fields.push(format!("{name}: {v}"));
+        }
+    }
+    fields
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
+/// Columns shared among parts that want `wants` columns: each gets what it
+/// wants when all fit, else the short ones keep theirs and the long ones
+/// share the rest equally (water-filling).
+fn share<const N: usize>(avail: usize, wants: [usize; N]) -> [usize; N] {
+    let mut got = [0; N];
+    let mut left = avail;
+    let mut open: Vec<usize> = (0..N).collect();
+    while !open.is_empty() {
+        let each = left / open.len();
+        let (fit, long): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| wants[i] <= each);
+        if fit.is_empty() {
+            for (k, &i) in long.iter().enumerate() {
+                // The remainder goes to the first ones.
+                got[i] = each + usize::from(k < left % long.len());
+            }
+            break;
+        }
+        for i in fit {
+            got[i] = wants[i];
+            left -= wants[i];
+        }
+        open = long;
     }
+    got
+}
+
+/// Columns `s` takes on a terminal (a wide character takes two).
+fn text_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` cut to `max` columns, the last one a `…` when something was cut.
+fn clip(s: &str, max: usize) -> String {
+    if text_width(s) <= max {
+        return s.to_string();
+    }
+    let mut t = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        t.push(c);
+    }
+    if max > 0 {
+        t.push('…');
+    }
+    t
 }
 
 /// Streams records to `records.jsonl` as they are made.
@@ -432,7 +521,7 @@ mod tests {
         let name = "evil\nrow\x1b[31mred\u{9b}\u{202e}fdp.exe\t\x7f.pdf";
         let mut r = Record::error(name.to_string(), None, format!("reading data/{name}"));
         r.proposed_filename = Some("a\rb.pdf".into());
-        let row = table_row(&r);
+        let row = table_row(&r, None);
         assert_eq!(
             row,
             "evil\\nrow\\x1b[31mred\\u{9b}\\u{202e}fdp.exe\\t\\x7f.pdf  →  a\\rb.pdf  [error]  \
@@ -450,5 +539,84 @@ mod tests {
         ));
         let line = Summary::default().document_line("a\x1b[2Jb.pdf", true);
         assert_eq!(line, "a\\x1b[2Jb.pdf: hashed; record from the cache");
+    }
+
+    fn record(path: &str) -> Record {
+        let mut r = Record::error(path.to_string(), None, String::new());
+        r.error = None;
+        r.status = Status::Incomplete;
+        r
+    }
+
+    #[test]
+    fn unsure_values_carry_a_question_mark_and_warnings_are_counted() {
+        let mut r = record("shelf/a.pdf");
+        r.metadata.title = Some("Sure Title".into());
+        r.unsure.authors = vec!["Ada Lovelace".into(), "C. Babbage".into()];
+        r.unsure.year = Some(1843);
+        r.metadata.year = None;
+        assert_eq!(
+            table_row(&r, None),
+            "shelf/a.pdf  →  -  [incomplete]  title: Sure Title | authors: Ada Lovelace; C. Babbage? | year: 1843?"
+        );
+        // A sure value wins over an unsure one of the same field.
+        r.unsure.title = Some("Other".into());
+        assert!(table_row(&r, None).contains("title: Sure Title |"));
+        r.warnings = vec![format!("{NOT_WRITTEN}read-only file: left alone")];
+        let row = table_row(&r, None);
+        assert!(
+            row.contains("[not written]  warning: not written: read-only file"),
+            "{row}"
+        );
+    }
+
+    #[test]
+    fn the_status_says_what_became_of_the_write() {
+        let mut r = record("a.pdf");
+        r.status = Status::Complete;
+        assert!(table_row(&r, None).contains("[complete]"));
+        r.written = true;
+        assert!(table_row(&r, None).contains("[written]"));
+        r.warnings
+            .push(format!("{}disk full", crate::model::WRITE_FAILED));
+        r.written = false;
+        assert!(table_row(&r, None).contains("[write failed]  warning: write failed: disk full"));
+        r.warnings = vec![format!("{}ok.json", crate::model::NOT_APPROVED)];
+        assert!(table_row(&r, None).contains("[not approved]"));
+    }
+
+    #[test]
+    fn rows_fit_the_width_and_each_long_part_is_cut() {
+        let mut r = record(&format!("{}/file.pdf", "long folder ".repeat(10)));
+        r.proposed_filename = Some(format!("{}.pdf", "Name ".repeat(20)));
+        r.metadata.title = Some("ごく長い題名".repeat(8));
+        let full = table_row(&r, None);
+        for width in [20, 40, 61, 80, 120] {
+            let row = table_row(&r, Some(width));
+            assert!(text_width(&row) <= width, "{width}: {row:?}");
+            assert!(text_width(&row) >= width - 1, "the width is used: {row:?}");
+            if width < 61 {
+                continue;
+            }
+            // Each of the three long parts shows its start, cut.
+            assert!(row.starts_with("long folder"), "{row}");
+            assert!(row.contains("  →  Name Name"), "{row}");
+            assert!(row.contains("[incomplete]"), "{row}");
+            assert_eq!(row.matches('…').count(), 3, "{row}");
+        }
+        // Short rows are left whole.
+        let short = record("a.pdf");
+        assert_eq!(table_row(&short, Some(80)), table_row(&short, None));
+        assert!(text_width(&full) > 120);
+    }
+
+    #[test]
+    fn shares_give_short_parts_their_length_and_split_the_rest() {
+        assert_eq!(share(30, [5, 100, 100]), [5, 13, 12]);
+        assert_eq!(share(30, [5, 6, 7]), [5, 6, 7]);
+        assert_eq!(share(0, [5, 6, 7]), [0, 0, 0]);
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("日本語", 4), "日…");
+        assert_eq!(clip("abc", 3), "abc");
     }
 }

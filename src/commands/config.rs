@@ -7,6 +7,12 @@ use crate::exit::ExitStatus;
 /// Prints the settings and the shard; a shard that cannot be used is bad
 /// usage (exit 2), as `run` would refuse it.
 pub fn config(setup: &Setup) -> ExitStatus {
+    // Not a setting (fixed by design): said as a comment, so that the
+    // output still reads back as a colophon.toml.
+    println!(
+        "# Data folder: {}",
+        crate::pipeline::data_folder(&setup.project.data_dir)
+    );
     print!("{}", setup.settings.describe(&setup.provenance));
     print!(
         "{}",

@@ -27,7 +27,8 @@ pub fn run(
     let show = matches!(command, Command::Show { .. });
     if !paths.data_dir.exists() && !show {
         eprintln!(
-            "colophon: there is no data folder at {} (put your PDFs there, or make it a symlink to your library)",
+            "colophon: no PDF found: there is no data folder at {} (colophon reads <project>/data; \
+             put your PDFs there, or link your library: `ln -s ~/papers data`)",
             paths.data_dir.display()
         );
         return Ok(ExitStatus::BadUsage);

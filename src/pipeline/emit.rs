@@ -20,6 +20,10 @@ pub(super) struct Outputs<'a, 'o> {
     run_dir: &'a RunDir,
     records: RecordsFile,
     stdout: &'o mut dyn Write,
+    /// Whether stdout is a terminal: each row is then cut to its width
+    /// (asked again for each row, so that a resized window is followed),
+    /// flushed at once and printed above the bars.
+    terminal: bool,
 }
 
 impl<'a, 'o> Outputs<'a, 'o> {
@@ -29,6 +33,7 @@ impl<'a, 'o> Outputs<'a, 'o> {
             run_dir,
             records: RecordsFile::create(&run_dir.path)?,
             stdout,
+            terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
         })
     }
 
@@ -46,7 +51,9 @@ impl<'a, 'o> Outputs<'a, 'o> {
         }
         let (reporter, verbose) = (self.env.reporter, self.env.opts.verbose);
         let counts = Summary::of(&doc.work);
-        reporter.pages_done(counts.pages_read + counts.ocr_pages);
+        // The pages read by pdfium, as the summary counts them: an OCRed
+        // page was read first, and adding its OCR counted it twice.
+        reporter.pages_done(counts.pages_read);
         if verbose == 0 {
             return counts;
         }
@@ -83,9 +90,22 @@ impl<'a, 'o> Outputs<'a, 'o> {
         let line = if self.env.opts.json {
             serde_json::to_string(record)?
         } else {
-            report::table_row(record)
+            let width = self.terminal.then(crate::progress::stdout_width);
+            report::table_row(record, width.flatten())
         };
-        if let Err(e) = writeln!(self.stdout, "{line}") {
+        let written = match self.terminal {
+            // A terminal: the row now, above the bars, not when the run
+            // ends (a BufWriter would hold it).
+            true => {
+                let (stdout, mut res) = (&mut *self.stdout, Ok(()));
+                self.env.reporter.suspend(&mut || {
+                    res = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+                });
+                res
+            }
+            false => writeln!(self.stdout, "{line}"),
+        };
+        if let Err(e) = written {
             // A closed pipe (`colophon | head`) is not an error of the run.
             if e.kind() != std::io::ErrorKind::BrokenPipe {
                 return Err(e.into());
@@ -100,6 +120,8 @@ impl<'a, 'o> Outputs<'a, 'o> {
     /// (`complete`: every file found was processed) and points `latest`
     /// at this run. Returns the run's time in seconds.
     pub fn finish(self, summary: &Summary, started: Instant, complete: bool) -> Result<f64> {
+        // Every row before the closing lines: the summary comes last.
+        let _ = self.stdout.flush();
         self.records.finish()?;
         let offset = self.env.settings.page_num_offset;
         if let Err(e) = crate::review::write_page(&self.run_dir.path, offset) {

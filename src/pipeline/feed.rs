@@ -68,6 +68,39 @@ pub(super) fn discover(env: &Env, selection: Selection) -> Result<Vec<PdfFile>> 
     }
 }
 
+/// Where the data folder is, as `colophon config` and the "no PDF" notice
+/// say it: the path, and whether it is a link (and to where) or missing.
+/// The folder is `<project>/data` by design: a library elsewhere is
+/// linked there (`ln -s ~/papers data`).
+pub fn data_folder(data_dir: &Path) -> String {
+    let shown = data_dir.display();
+    match std::fs::symlink_metadata(data_dir) {
+        Err(_) => {
+            format!("{shown} (missing: `ln -s ~/papers data` in the project links a library there)")
+        }
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(data_dir)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|e| format!("unreadable link: {e}"));
+            match data_dir.is_dir() {
+                true => format!("{shown} (a link to {target})"),
+                false => format!("{shown} (a link to {target}, which is not a folder)"),
+            }
+        }
+        Ok(m) if m.is_dir() => format!("{shown} (a folder)"),
+        Ok(_) => format!("{shown} (not a folder)"),
+    }
+}
+
+/// The notice of a run that found no PDF: where it looked.
+pub fn no_pdf_found(data_dir: &Path) -> String {
+    format!(
+        "colophon: no PDF found in the data folder {}; colophon reads <project>/data \
+         (a library elsewhere: `ln -s ~/papers data`)",
+        data_folder(data_dir)
+    )
+}
+
 /// A file's fingerprint, or why it has none.
 type HashResult = Result<(DocHash, fingerprint::HashOutcome)>;
 

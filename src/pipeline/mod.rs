@@ -60,6 +60,10 @@ pub fn run(
     feed::settle_leftovers(env)?;
     let show = matches!(selection, Selection::Files(_));
     let files = feed::discover(env, selection)?;
+    if files.is_empty() && !show {
+        env.reporter
+            .message(&feed::no_pdf_found(&env.paths.data_dir));
+    }
     env.reporter.files_total(files.len() as u64);
     // A look at some files (`show`) keeps its outputs apart: the library's
     // latest run stays what `export`, `review` and `merge` read.
@@ -200,6 +204,7 @@ fn look_up<'s>(
 }
 
 pub use crate::project::Paths;
+pub use feed::data_folder;
 
 /// What to process: the whole data folder, or the given files (`show`).
 pub enum Selection {

@@ -177,6 +177,10 @@ pub struct Settings {
     pub min_confidence: f32,
     /// `WRITE_PDF_CHANGES`: write metadata and names (default: dry run).
     pub write_pdf_changes: bool,
+    /// `WRITE_READ_ONLY_FILES`: also write files without write permission
+    /// (`chmod 444`). Off by default: a read-only file is a user's "do
+    /// not touch", left alone with a warning.
+    pub write_read_only_files: bool,
     /// `MAX_FILENAME_LENGTH`: cap in characters for every created name, >= 40.
     pub max_filename_length: usize,
     /// `REVIEW_THUMBNAILS`: when the review page's thumbnails are drawn:
@@ -291,6 +295,7 @@ impl Settings {
             page_num_offset: 0,
             min_confidence: 0.0,
             write_pdf_changes: false,
+            write_read_only_files: false,
             review_thumbnails: ReviewThumbnails::Review,
             max_filename_length: 0,
             analyze_with_vision: false,

@@ -598,6 +598,14 @@ pub(super) const LEAVES: &[Leaf] = &[
         get: |s| toml::Value::Boolean(s.write_pdf_changes),
     },
     Leaf {
+        key: "WRITE_READ_ONLY_FILES",
+        kind: Kind::Bool,
+        default: Val::Bool(false),
+        affects: Affects::Run,
+        set: |s, v| s.write_read_only_files = v.bool(),
+        get: |s| toml::Value::Boolean(s.write_read_only_files),
+    },
+    Leaf {
         key: "REVIEW_THUMBNAILS",
         kind: Kind::Choice(REVIEW_THUMBNAILS),
         default: Val::Str("review"),

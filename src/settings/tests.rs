@@ -610,7 +610,7 @@ fn unknown_keys_are_refused_at_every_level() {
     assert_eq!(
         file_error("PAGE_OFFSET = 1"),
         "unknown setting PAGE_OFFSET (from colophon.toml): allowed keys are \
-         PAGE_NUM_OFFSET, MIN_CONFIDENCE, WRITE_PDF_CHANGES, REVIEW_THUMBNAILS, MAX_FILENAME_LENGTH, \
+         PAGE_NUM_OFFSET, MIN_CONFIDENCE, WRITE_PDF_CHANGES, WRITE_READ_ONLY_FILES, REVIEW_THUMBNAILS, MAX_FILENAME_LENGTH, \
          ANALYZE_WITH_VISION, \
          VLM_MODEL, VLM_PORT, VLM_TIMEOUT, VLM_MAX_RETRIES, VLM_RETRY_DELAY, VLM_ENDPOINT, \
          VLM_ENDPOINTS, VLM_CONCURRENCY, RUNTIME_IGNORE_DIR_NAME, FILENAME_TEMPLATE, PDF_TIMEOUT, \
@@ -738,6 +738,7 @@ fn describe_names_every_source_and_reads_back_as_the_same_settings() {
     for line in [
         "PAGE_NUM_OFFSET = 0  # colophon.toml",
         "WRITE_PDF_CHANGES = false  # default",
+        "WRITE_READ_ONLY_FILES = false  # default",
         "VLM_TIMEOUT = 45.0  # environment",
         "VLM_ENDPOINT = \"http://localhost:9999/api/chat\"  # default (follows VLM_PORT)",
         "[MATTER_CONFIG.front]",

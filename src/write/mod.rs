@@ -164,6 +164,9 @@ pub enum SkipReason {
     Symlink,
     /// The path is not valid UTF-8 and cannot be journaled faithfully.
     NonUtf8Path,
+    /// The file has no write permission (`chmod 444`): a user's "do not
+    /// touch", unless `WRITE_READ_ONLY_FILES` says otherwise.
+    ReadOnly,
     /// The file lies outside the project root (a `show` of a file
     /// elsewhere): the journal, which holds paths relative to the root,
     /// could not undo it.
@@ -188,6 +191,10 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::Symlink => write!(f, "symbolic link: not written"),
             SkipReason::NonUtf8Path => write!(f, "path is not valid UTF-8: not written"),
+            SkipReason::ReadOnly => write!(
+                f,
+                "read-only file: left alone (WRITE_READ_ONLY_FILES = true writes it)"
+            ),
             SkipReason::OutsideProject => {
                 write!(
                     f,
@@ -228,6 +235,12 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     }
     if !link.is_file() {
         bail!("{} is not a regular file", path.display());
+    }
+    // A file the user made read-only is not rewritten nor renamed behind
+    // their back (the rename would succeed: it needs the folder's
+    // permission, not the file's).
+    if link.permissions().readonly() && !settings.write_read_only_files {
+        return Ok(WriteOutcome::Skipped(SkipReason::ReadOnly));
     }
     if path.to_str().is_none() {
         return Ok(WriteOutcome::Skipped(SkipReason::NonUtf8Path));

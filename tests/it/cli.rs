@@ -898,3 +898,238 @@ fn undo_prints_file_names_with_control_characters_escaped() {
     );
     assert_eq!(p.snapshot(), before);
 }
+
+/// Runs colophon with stdout and stderr on a pseudo-terminal of `cols`
+/// columns, as a user at a terminal runs it, and returns its exit code
+/// and everything the terminal received, in the order it arrived.
+fn on_a_terminal(p: &TestProject, args: &[&str], cols: u16) -> (i32, String) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 40,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty fills the two descriptors, which are owned below.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    let mut master = unsafe { std::fs::File::from_raw_fd(master) };
+    let slave = unsafe { OwnedFd::from_raw_fd(slave) };
+    let mut cmd = p.cmd();
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave);
+    let mut child = cmd.spawn().expect("running colophon");
+    drop(cmd); // its copies of the terminal's end, so that reading ends
+    let reader = std::thread::spawn(move || {
+        let (mut all, mut chunk) = (Vec::new(), [0u8; 4096]);
+        // EIO once every process holding the other end has closed it.
+        while let Ok(n @ 1..) = master.read(&mut chunk) {
+            all.extend_from_slice(&chunk[..n]);
+        }
+        all
+    });
+    let status = child.wait().unwrap();
+    let all = reader.join().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&all).into_owned(),
+    )
+}
+
+/// The lines a terminal shows of `raw`: escape sequences (the bars'
+/// cursor moves) taken out, split at line feeds and carriage returns.
+fn screen_lines(raw: &str) -> Vec<String> {
+    let mut plain = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                // Parameters, then one final letter.
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() || c == '~' {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        plain.push(c);
+    }
+    plain
+        .split(['\n', '\r'])
+        .map(str::to_string)
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// Issue 39.1: on a terminal each row is printed when its document is done
+/// (above the bars), the summary last; rows fit the terminal's width, cut
+/// with `…`; an unsure value carries a `?`; the files bar never shows
+/// `0/0`; the pages the bar counted are the pages the summary says.
+#[test]
+fn on_a_terminal_rows_stream_above_the_bars_fit_the_width_and_mark_unsure_values() {
+    let p = TestProject::new();
+    let long = "a folder with a rather long name to be cut/and another long folder name";
+    p.add(PAPER, &format!("{long}/paper.pdf"));
+    p.add(BOOK, "book.pdf");
+    // Above every probability: every value found is unsure.
+    p.config("MIN_CONFIDENCE = 1.0\n");
+    let (code, raw) = on_a_terminal(&p, &["run", "-j", "1"], 60);
+    assert_eq!(code, 0, "{raw}");
+    let lines = screen_lines(&raw);
+    let rows: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(" → "))
+        .collect();
+    let summary = lines
+        .iter()
+        .rposition(|l| l.contains(" files: ") && l.contains(" complete, "))
+        .unwrap_or_else(|| panic!("no summary line in {lines:#?}"));
+    assert_eq!(rows.len(), 2, "one row per PDF: {lines:#?}");
+    assert!(
+        rows.iter().all(|&i| i < summary),
+        "rows come before the summary: {lines:#?}"
+    );
+    for &i in &rows {
+        let row = &lines[i];
+        assert!(row.chars().count() <= 60, "{row:?} is wider than 60");
+    }
+    let paper = rows
+        .iter()
+        .map(|&i| &lines[i])
+        .find(|l| l.starts_with("a folder"))
+        .expect("the paper's row");
+    assert!(paper.contains('…'), "{paper}");
+    assert!(!raw.contains("0/0"), "no bar of 0 files: {raw:?}");
+    // The same run through a pipe: full rows, an unsure title with a `?`.
+    let out = p.cmd().args(["run", "-q"]).output().unwrap();
+    let table = util::stdout(&out);
+    let full = table.lines().find(|l| l.contains("paper.pdf")).unwrap();
+    assert!(
+        full.starts_with(&format!("{long}/paper.pdf  →  -  [incomplete]")),
+        "{full}"
+    );
+    assert!(
+        full.split(" | ")
+            .any(|f| f.contains("title: ") && f.ends_with('?')),
+        "{full}"
+    );
+}
+
+/// Issue 39.3: a folder given to `run` is refused with the fix; `config`
+/// says where the data folder is and what it links to; a data folder
+/// without a PDF is said, with where colophon looked.
+#[test]
+fn the_data_folder_is_explained_when_a_library_is_given_linked_or_empty() {
+    let p = TestProject::new();
+    let library = tempfile::tempdir().unwrap();
+    let lib = library.path().to_string_lossy().into_owned();
+    for args in [vec!["run", &*lib], vec![&*lib]] {
+        let out = p.cmd().args(&args).output().unwrap();
+        util::assert_exit(&out, 2);
+        let err = util::stderr(&out);
+        assert!(err.contains("fixed by design"), "{args:?}: {err}");
+        assert!(err.contains(&format!("ln -s {lib} data")), "{err}");
+    }
+    // A flag colophon does not know is clap's refusal alone.
+    let out = p.cmd().args(["run", "--no-such-flag"]).output().unwrap();
+    util::assert_exit(&out, 2);
+    assert!(!util::stderr(&out).contains("ln -s"));
+
+    // Empty: said, with the folder.
+    let out = p.cmd().arg("run").output().unwrap();
+    util::assert_exit(&out, 0);
+    let err = util::stderr(&out);
+    assert!(err.contains("no PDF found"), "{err}");
+    assert!(err.contains(&*p.data().to_string_lossy()), "{err}");
+    let out = p.cmd().arg("config").output().unwrap();
+    util::assert_exit(&out, 0);
+    assert!(
+        util::stdout(&out).contains("(a folder)"),
+        "{}",
+        util::stdout(&out)
+    );
+
+    // Linked to the library: config names the link's target.
+    std::fs::remove_dir(p.data()).unwrap();
+    std::os::unix::fs::symlink(library.path(), p.data()).unwrap();
+    let out = p.cmd().arg("config").output().unwrap();
+    util::assert_exit(&out, 0);
+    let text = util::stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("# Data folder:"))
+        .unwrap();
+    assert!(line.contains(&format!("(a link to {lib})")), "{line}");
+    let out = p.cmd().arg("run").output().unwrap();
+    assert!(util::stderr(&out).contains(&format!("a link to {lib}")));
+
+    // Missing: exit 2, with the fix.
+    std::fs::remove_file(p.data()).unwrap();
+    let out = p.cmd().arg("run").output().unwrap();
+    util::assert_exit(&out, 2);
+    assert!(util::stderr(&out).contains("ln -s ~/papers data"));
+}
+
+/// Issue 39.6: a file the user made read-only is left alone and said to
+/// be, in the record and the table, unless WRITE_READ_ONLY_FILES = true;
+/// `review` neither lists nor takes `--write` and `--online`.
+#[test]
+fn a_read_only_pdf_is_left_alone_unless_allowed_and_review_takes_no_write_flag() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = TestProject::new();
+    let ro = p.add(BOOK, "kept.pdf");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = p.snapshot();
+    let (out, records) = p.run_json(&["run", "--write"]);
+    util::assert_exit(&out, 0);
+    let r = record_for(&records, "kept.pdf");
+    assert_eq!(r["written"], false, "{r}");
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("read-only"), "{r}");
+    assert!(warnings.contains("WRITE_READ_ONLY_FILES"), "{r}");
+    assert_eq!(p.snapshot(), before, "nothing under data/ changed");
+    let out = p.cmd().args(["run", "--write", "-q"]).output().unwrap();
+    let table = util::stdout(&out);
+    assert!(
+        table.contains("[not written]  warning: not written: read-only file"),
+        "{table}"
+    );
+
+    let out = p.cmd().arg("config").output().unwrap();
+    assert!(util::stdout(&out).contains("WRITE_READ_ONLY_FILES = false  # default"));
+    p.config("WRITE_READ_ONLY_FILES = true\n");
+    let (out, records) = p.run_json(&["run", "--write"]);
+    util::assert_exit(&out, 0);
+    assert_eq!(record_for(&records, "kept.pdf")["written"], true);
+    assert!(!p.data().join("kept.pdf").exists(), "written and renamed");
+
+    let out = p.cmd().args(["review", "--help"]).output().unwrap();
+    util::assert_exit(&out, 0);
+    let help = util::stdout(&out);
+    assert!(help.contains("--no-open"), "{help}");
+    let listed = |flag: &str| help.lines().any(|l| l.trim_start().starts_with(flag));
+    assert!(listed("--no-open") && listed("--json"), "{help}");
+    assert!(!listed("--write") && !listed("--online"), "{help}");
+    let out = p
+        .cmd()
+        .args(["review", "--write", "--no-open"])
+        .output()
+        .unwrap();
+    util::assert_exit(&out, 2);
+    assert!(util::stderr(&out).contains("colophon run --write --approved"));
+    let out = p.cmd().args(["run", "--help"]).output().unwrap();
+    assert!(util::stdout(&out).contains("--write"), "run still takes it");
+}

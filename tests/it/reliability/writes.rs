@@ -241,7 +241,7 @@ fn a_failed_write_shows_in_the_row_the_summary_and_the_exit_status() {
     assert!(row.contains("[write failed]"), "{row}");
     assert!(row.contains(WRITTEN_MD), "the reason names the file: {row}");
     let fine = table.lines().find(|l| l.starts_with("fine/a.pdf")).unwrap();
-    assert!(fine.contains("[complete]"), "{fine}");
+    assert!(fine.contains("[written]"), "{fine}");
 
     assert!(
         err.lines()
