@@ -564,8 +564,15 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
         .map(|(_, l)| l.text.trim())
         .collect::<Vec<_>>()
         .join("\n");
-    // Library of Congress CIP: "Title: X : Y / by A." (may wrap).
-    if let Some(m) = CIP_TITLE.find(&joined) {
+    cip_title(pl, &joined, out);
+    chinese_cip_title(pl, &joined, out);
+    colophon_titles(pl, &joined, out);
+}
+
+/// The title of Library of Congress CIP data: "Title: X : Y / by A."
+/// (may wrap), in the page's lines `joined`.
+fn cip_title(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
+    if let Some(m) = CIP_TITLE.find(joined) {
         let rest = &joined[m.end()..];
         let end = CIP_NEXT.find(rest).map_or(rest.len(), |n| n.start());
         let field = join_lines(rest[..end].lines());
@@ -594,7 +601,11 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
             }
         }
     }
-    // Chinese CIP: the line after "图书在版编目（CIP）数据": "书名：副书名 / 著者".
+}
+
+/// The title of Chinese CIP data: the line after "图书在版编目（CIP）数据",
+/// "书名：副书名 / 著者".
+fn chinese_cip_title(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
     let lines: Vec<&str> = joined.lines().collect();
     if let Some(k) = lines
         .iter()
@@ -625,8 +636,12 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
             }
         }
     }
-    // Colophon: "Letters from a Slow Boat was published in 2019 by ...".
-    for c in COLOPHON.captures_iter(&joined) {
+}
+
+/// Titles named in colophon sentences: "Letters from a Slow Boat was
+/// published in 2019 by ...".
+fn colophon_titles(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
+    for c in COLOPHON.captures_iter(joined) {
         let t = c[1].trim();
         let f = fold(t);
         let generic = [
