@@ -11,6 +11,7 @@
 
 use super::names::Person;
 use super::{Entry, Kind};
+use crate::model::Metadata;
 use std::fmt::Write as _;
 use unicode_normalization::UnicodeNormalization;
 
@@ -68,28 +69,7 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         let names: Vec<String> = e.authors.iter().map(|p| name(p, d)).collect();
         fields.push(("author", names.join(" and ")));
     }
-    match d {
-        Dialect::Bibtex => {
-            // Each part balanced on its own: a lone brace of the title
-            // never pairs with one of the subtitle.
-            let part = |v: &Option<String>| v.as_deref().map(balanced);
-            let t = match (part(&m.title), part(&m.subtitle)) {
-                (Some(t), Some(s)) => Some(format!("{t}: {s}")),
-                (t, s) => t.or(s),
-            };
-            if let Some(t) = t {
-                fields.push(("title", protect_caps(&latex(&t))));
-            }
-        }
-        Dialect::Biblatex => {
-            if let Some(t) = &m.title {
-                fields.push(("title", protect_caps(&latex(t))));
-            }
-            if let Some(s) = &m.subtitle {
-                fields.push(("subtitle", protect_caps(&latex(s))));
-            }
-        }
-    }
+    title_fields(m, d, &mut fields);
     if let Some(t) = subtype {
         fields.push(("type", t.to_string()));
     }
@@ -99,17 +79,7 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         fields.push(("edition", latex(ed)));
     }
     if let Some(p) = &m.publisher {
-        let field = match (ty, e.kind) {
-            ("techreport" | "report", _) => "institution",
-            ("phdthesis", _) => "school",
-            ("thesis", _) => "institution",
-            ("manual", _) => "organization",
-            // BibLaTeX's `@misc` has no publisher: the issuer is its
-            // `organization`.
-            ("misc", _) if d == Dialect::Biblatex => "organization",
-            _ => "publisher",
-        };
-        fields.push((field, latex(p)));
+        fields.push((publisher_field(ty, d), latex(p)));
     }
     if let Some(y) = m.year {
         let field = match d {
@@ -140,14 +110,7 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
     if d == Dialect::Biblatex {
         homeless_to_note(ty, &mut fields);
     }
-    // JabRef's `description:path:type` (Zotero reads it too); `:` and `;`
-    // in the path are escaped as JabRef expects.
-    let path = e.file.to_string_lossy();
-    let path = path
-        .replace('\\', "\\\\")
-        .replace(':', "\\:")
-        .replace(';', "\\;");
-    fields.push(("file", format!(":{}:PDF", verbatim(&path))));
+    fields.push(("file", file_field(e)));
 
     let _ = writeln!(out, "@{ty}{{{},", e.key);
     let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
@@ -155,6 +118,59 @@ fn entry(out: &mut String, e: &Entry, d: Dialect) {
         let _ = writeln!(out, "  {k:<width$} = {{{v}}},");
     }
     out.push_str("}\n");
+}
+
+/// The title fields of an entry: BibTeX's one `title` ("Title: Subtitle"),
+/// BibLaTeX's `title` and `subtitle`.
+fn title_fields(m: &Metadata, d: Dialect, fields: &mut Vec<(&str, String)>) {
+    let latex = |s: &str| escape(s, d);
+    match d {
+        Dialect::Bibtex => {
+            // Each part balanced on its own: a lone brace of the title
+            // never pairs with one of the subtitle.
+            let part = |v: &Option<String>| v.as_deref().map(balanced);
+            let t = match (part(&m.title), part(&m.subtitle)) {
+                (Some(t), Some(s)) => Some(format!("{t}: {s}")),
+                (t, s) => t.or(s),
+            };
+            if let Some(t) = t {
+                fields.push(("title", protect_caps(&latex(&t))));
+            }
+        }
+        Dialect::Biblatex => {
+            if let Some(t) = &m.title {
+                fields.push(("title", protect_caps(&latex(t))));
+            }
+            if let Some(s) = &m.subtitle {
+                fields.push(("subtitle", protect_caps(&latex(s))));
+            }
+        }
+    }
+}
+
+/// The field an entry of type `ty` names its publisher in.
+fn publisher_field(ty: &str, d: Dialect) -> &'static str {
+    match ty {
+        "techreport" | "report" => "institution",
+        "phdthesis" => "school",
+        "thesis" => "institution",
+        "manual" => "organization",
+        // BibLaTeX's `@misc` has no publisher: the issuer is its
+        // `organization`.
+        "misc" if d == Dialect::Biblatex => "organization",
+        _ => "publisher",
+    }
+}
+
+/// The `file` field: JabRef's `description:path:type` (Zotero reads it
+/// too); `:` and `;` in the path are escaped as JabRef expects.
+fn file_field(e: &Entry) -> String {
+    let path = e.file.to_string_lossy();
+    let path = path
+        .replace('\\', "\\\\")
+        .replace(':', "\\:")
+        .replace(';', "\\;");
+    format!(":{}:PDF", verbatim(&path))
 }
 
 /// The fields of biber's data model that a BibLaTeX entry type takes

@@ -16,7 +16,7 @@
 //! title case. Credits that are not authorship (photographs, drawings,
 //! translation, cover design, 责任编辑) are not names of authors.
 
-use super::layout::{Layout, PageLayout, same_size_within};
+use super::layout::{Block, Layout, PageLayout, same_size_within};
 use super::lines::{COPYRIGHT, LineKind, classify};
 use super::names::{parse_names, person_name};
 use super::pattern::Pattern;
@@ -54,61 +54,175 @@ fn candidate(names: Vec<String>, score: f32, pl: &PageLayout, why: String) -> Ca
 /// Names set as lines of their own near a title: on a display page with a
 /// heading, or in the header of a paper (between its title and abstract).
 fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) {
+    let Some((heading, base)) = title_heading(layout, pl) else {
+        return;
+    };
+    let display = pl.is_display();
+    let groups = name_groups(layout, pl, heading, display);
+    score_groups(groups, heading, base, display, pl, out);
+}
+
+/// The block the names are read against and the score of the nearest list
+/// under it, or `None` when the page has no title to read names near.
+fn title_heading<'p>(layout: &Layout, pl: &'p PageLayout) -> Option<(&'p Block, f32)> {
     // The title: the largest block that could be one (not a masthead or
     // a "TECHNICAL REPORT" label), else the largest block.
     let head = (0..pl.blocks.len())
         .filter(|&i| pl.ranks_as_title(i))
         .max_by(|&a, &b| pl.blocks[a].size.total_cmp(&pl.blocks[b].size))
-        .or_else(|| pl.largest_block());
-    let Some(head) = head else {
-        return;
-    };
-    let mut heading = &pl.blocks[head];
+        .or_else(|| pl.largest_block())?;
+    let heading = &pl.blocks[head];
     let front = layout.is_front(pl.page);
     let display = pl.is_display();
     let has_heading = heading.size >= layout.body_size * 1.2;
-    let base = if display || has_heading && heading.top < pl.page.height * 0.45 {
-        match (front, display, has_heading) {
+    if display || has_heading && heading.top < pl.page.height * 0.45 {
+        let base = match (front, display, has_heading) {
             (true, _, true) => 0.7,
             (true, true, false) => 0.3,
             // Back covers quote reviewers by name: only support, never alone.
             (false, true, _) => 0.25,
-            _ => return,
-        }
+            _ => return None,
+        };
+        Some((heading, base))
     } else {
         // An article set in one size: its title is the block right over
         // the first line of names in the upper part of its first page.
-        match bylined_block(pl).filter(|_| pl.page.index <= 1) {
-            Some(b) => {
-                heading = &pl.blocks[b];
-                0.35
-            }
-            None => return,
-        }
-    };
-
-    struct Group {
-        names: Vec<String>,
-        marked: bool,
-        editor: bool,
-        top: f32,
-        bottom: f32,
+        let b = bylined_block(pl).filter(|_| pl.page.index <= 1)?;
+        Some((&pl.blocks[b], 0.35))
     }
-    let mut groups: Vec<Group> = Vec::new();
-    let mut open: Option<Group> = None;
-    // The last line read together with lines above it (a name broken in
-    // two, a list set as a paragraph).
-    let mut joined_until: Option<usize> = None;
-    // A role line ("Edited by") alone marks the names that follow it.
-    let mut pending_mark = false;
-    let mut pending_editor = false;
-    let close = |open: &mut Option<Group>, groups: &mut Vec<Group>| {
-        if let Some(g) = open.take()
+}
+
+/// One list of names read down the page: lines of names near each other,
+/// with the role lines and affiliations between them.
+struct Group {
+    names: Vec<String>,
+    marked: bool,
+    editor: bool,
+    top: f32,
+    bottom: f32,
+}
+
+/// Whether line `l` is close enough under group `g` to go on with it.
+fn near(g: &Group, l: &TextLine) -> bool {
+    l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6
+}
+
+/// The lists of names gathered so far down a page.
+#[derive(Default)]
+struct Gathering {
+    /// The lists closed so far, top to bottom.
+    groups: Vec<Group>,
+    /// The list that the next line of names may go on with.
+    open: Option<Group>,
+    /// The last line read together with lines above it (a name broken in
+    /// two, a list set as a paragraph).
+    joined_until: Option<usize>,
+    /// A role line ("Edited by") alone marks the names that follow it.
+    pending_mark: bool,
+    pending_editor: bool,
+}
+
+impl Gathering {
+    /// Ends the open list, keeping it if it has names.
+    fn close(&mut self) {
+        if let Some(g) = self.open.take()
             && !g.names.is_empty()
         {
-            groups.push(g);
+            self.groups.push(g);
         }
-    };
+    }
+
+    /// Forgets the role words read for the next names.
+    fn clear_pending(&mut self) {
+        (self.pending_mark, self.pending_editor) = (false, false);
+    }
+
+    /// Reads a line of names: onto the open list, or as a new one.
+    fn take_names(&mut self, l: &TextLine, names: Vec<String>, marked: bool, editor: bool) {
+        // A line of names with no role word of its own, before it or on
+        // it, goes on with the list above it, whatever that list's role
+        // ("Editors:" / "Ann Lee" / "Bo Chen").
+        let unmarked = !(marked || editor || self.pending_mark || self.pending_editor);
+        let editor = editor || self.pending_editor;
+        // Authors and editors on one page are two lists.
+        if let Some(g) = self
+            .open
+            .as_mut()
+            .filter(|g| near(g, l) && (g.editor == editor || unmarked))
+        {
+            for n in names {
+                if !g.names.contains(&n) {
+                    g.names.push(n);
+                }
+            }
+            g.marked |= marked;
+            g.bottom = g.bottom.max(l.bbox.bottom);
+        } else {
+            self.close();
+            self.open = Some(Group {
+                names,
+                marked: marked || self.pending_mark,
+                editor,
+                top: l.bbox.top,
+                bottom: l.bbox.bottom,
+            });
+        }
+        self.clear_pending();
+    }
+
+    /// Reads one line of kind `kind` (not part of the heading).
+    fn take(&mut self, l: &TextLine, kind: LineKind, heading: &Block) {
+        match kind {
+            LineKind::Names {
+                names,
+                marked,
+                editor,
+            } => self.take_names(l, names, marked, editor),
+            LineKind::Connector { marked, editor } => {
+                match self
+                    .open
+                    .as_mut()
+                    .filter(|g| near(g, l) && g.editor == editor)
+                {
+                    Some(g) => {
+                        g.bottom = l.bbox.bottom;
+                        g.marked |= marked;
+                    }
+                    None => self.close(),
+                }
+                self.pending_mark |= marked;
+                self.pending_editor |= editor;
+            }
+            LineKind::Affiliation => {
+                if let Some(g) = self.open.as_mut().filter(|g| near(g, l)) {
+                    g.bottom = l.bbox.bottom;
+                }
+            }
+            // Each author may be followed by lines of their own (a
+            // department, a town, a note) that read as neither names nor
+            // institutions: the list goes on after them. (A line as large
+            // as the title is not one of those.)
+            LineKind::Other
+                if l.size < heading.size * 0.8
+                    && self.open.as_ref().is_some_and(|g| near(g, l)) =>
+            {
+                if let Some(g) = self.open.as_mut() {
+                    g.bottom = l.bbox.bottom;
+                }
+            }
+            LineKind::Credit | LineKind::Other => {
+                self.close();
+                self.clear_pending();
+            }
+        }
+    }
+}
+
+/// The lists of names set as lines of their own near `heading`: on a
+/// display page anywhere, on a paper's page between its title and the
+/// abstract.
+fn name_groups(layout: &Layout, pl: &PageLayout, heading: &Block, display: bool) -> Vec<Group> {
+    let mut at = Gathering::default();
     for (i, l) in pl.content_lines() {
         let in_heading = heading.lines.contains(&i);
         if !display {
@@ -118,120 +232,87 @@ fn title_page_names(layout: &Layout, pl: &PageLayout, out: &mut Vec<Candidate>) 
             if (l.bbox.top + l.bbox.bottom) / 2.0 < heading.bottom || in_heading {
                 continue;
             }
-            let f = fold(&l.text);
-            // The byline sits right under the title, and a long one goes
-            // on for as long as its lines follow each other.
-            let above = open.as_ref().map_or(heading.bottom, |g| g.bottom);
-            let far = l.bbox.top - above > heading.size * 5.0;
-            // (A long line of affiliations or names is not prose.)
-            let prose = is_long_line(l, pl)
-                && l.size <= layout.body_size * 1.1
-                && !matches!(pl.kinds[i], LineKind::Affiliation | LineKind::Names { .. })
-                && !mostly_capitalised(&l.text);
-            if is_paper_section(&f) || prose || far {
+            if ends_paper_header(layout, pl, i, l, heading, at.open.as_ref()) {
                 break;
             }
         }
         if in_heading {
-            close(&mut open, &mut groups);
-            (pending_mark, pending_editor) = (false, false);
+            at.close();
+            at.clear_pending();
             continue;
         }
-        if joined_until.is_some_and(|last| i <= last) {
+        if at.joined_until.is_some_and(|last| i <= last) {
             // Already read with the lines above it.
-            if let Some(g) = open.as_mut() {
+            if let Some(g) = at.open.as_mut() {
                 g.bottom = g.bottom.max(l.bbox.bottom);
             }
             continue;
         }
-        let near = |g: &Group| l.bbox.top - g.bottom <= l.size.max(8.0) * 2.6;
-        let mut kind = pl.kinds[i].clone();
-        // A list of names with one broken at the end of the line ("…,
-        // Anna" / "Berg, …") reads as names together with the line that
-        // goes on with it.
-        if matches!(kind, LineKind::Other)
-            && let Some((head, _)) = l.text.trim_end().rsplit_once(char::is_whitespace)
-            && matches!(classify(head), LineKind::Names { .. })
-            && let Some(next) = pl.rows.get(i + 1)
-            && next.bbox.top - l.bbox.bottom <= l.size.max(8.0) * 1.5
-            && let joined @ LineKind::Names { .. } = classify(&format!("{} {}", l.text, next.text))
-        {
-            kind = joined;
-            joined_until = Some(i + 1);
-        } else if let Some((joined, last)) = names_paragraph(pl, i) {
-            kind = joined;
-            joined_until = Some(last);
-        }
-        match kind {
-            LineKind::Names {
-                names,
-                marked,
-                editor,
-            } => {
-                // A line of names with no role word of its own, before it
-                // or on it, goes on with the list above it, whatever that
-                // list's role ("Editors:" / "Ann Lee" / "Bo Chen").
-                let unmarked = !(marked || editor || pending_mark || pending_editor);
-                let editor = editor || pending_editor;
-                // Authors and editors on one page are two lists.
-                if let Some(g) = open
-                    .as_mut()
-                    .filter(|g| near(g) && (g.editor == editor || unmarked))
-                {
-                    for n in names {
-                        if !g.names.contains(&n) {
-                            g.names.push(n);
-                        }
-                    }
-                    g.marked |= marked;
-                    g.bottom = g.bottom.max(l.bbox.bottom);
-                } else {
-                    close(&mut open, &mut groups);
-                    open = Some(Group {
-                        names,
-                        marked: marked || pending_mark,
-                        editor,
-                        top: l.bbox.top,
-                        bottom: l.bbox.bottom,
-                    });
-                }
-                (pending_mark, pending_editor) = (false, false);
+        let kind = match joined_kind(pl, i, l) {
+            Some((kind, last)) => {
+                at.joined_until = Some(last);
+                kind
             }
-            LineKind::Connector { marked, editor } => {
-                match open.as_mut().filter(|g| near(g) && g.editor == editor) {
-                    Some(g) => {
-                        g.bottom = l.bbox.bottom;
-                        g.marked |= marked;
-                    }
-                    None => close(&mut open, &mut groups),
-                }
-                pending_mark |= marked;
-                pending_editor |= editor;
-            }
-            LineKind::Affiliation => {
-                if let Some(g) = open.as_mut().filter(|g| near(g)) {
-                    g.bottom = l.bbox.bottom;
-                }
-            }
-            // Each author may be followed by lines of their own (a
-            // department, a town, a note) that read as neither names nor
-            // institutions: the list goes on after them. (A line as large
-            // as the title is not one of those.)
-            LineKind::Other if l.size < heading.size * 0.8 && open.as_ref().is_some_and(near) => {
-                if let Some(g) = open.as_mut() {
-                    g.bottom = l.bbox.bottom;
-                }
-            }
-            LineKind::Credit | LineKind::Other => {
-                close(&mut open, &mut groups);
-                (pending_mark, pending_editor) = (false, false);
-            }
-        }
+            None => pl.kinds[i].clone(),
+        };
+        at.take(l, kind, heading);
     }
-    close(&mut open, &mut groups);
+    at.close();
+    at.groups
+}
 
-    // The group nearest the title is the byline; later ones (an imprint
-    // town, a dedicatee) are weaker.
+/// Whether line `i` of a paper ends its header: a section heading (the
+/// abstract), prose, or a line far under the byline read so far (`open`).
+fn ends_paper_header(
+    layout: &Layout,
+    pl: &PageLayout,
+    i: usize,
+    l: &TextLine,
+    heading: &Block,
+    open: Option<&Group>,
+) -> bool {
+    let f = fold(&l.text);
+    // The byline sits right under the title, and a long one goes on for
+    // as long as its lines follow each other.
+    let above = open.map_or(heading.bottom, |g| g.bottom);
+    let far = l.bbox.top - above > heading.size * 5.0;
+    // (A long line of affiliations or names is not prose.)
+    let prose = is_long_line(l, pl)
+        && l.size <= layout.body_size * 1.1
+        && !matches!(pl.kinds[i], LineKind::Affiliation | LineKind::Names { .. })
+        && !mostly_capitalised(&l.text);
+    is_paper_section(&f) || prose || far
+}
+
+/// Line `i` read together with the lines after it as one list of names,
+/// with the last line so read, when they make one.
+fn joined_kind(pl: &PageLayout, i: usize, l: &TextLine) -> Option<(LineKind, usize)> {
+    // A list of names with one broken at the end of the line ("…, Anna" /
+    // "Berg, …") reads as names together with the line that goes on with
+    // it.
+    if matches!(pl.kinds[i], LineKind::Other)
+        && let Some((head, _)) = l.text.trim_end().rsplit_once(char::is_whitespace)
+        && matches!(classify(head), LineKind::Names { .. })
+        && let Some(next) = pl.rows.get(i + 1)
+        && next.bbox.top - l.bbox.bottom <= l.size.max(8.0) * 1.5
+        && let joined @ LineKind::Names { .. } = classify(&format!("{} {}", l.text, next.text))
+    {
+        Some((joined, i + 1))
+    } else {
+        names_paragraph(pl, i)
+    }
+}
+
+/// Scores each list of names and adds it to `out`: the list nearest the
+/// title at `base`, later ones (an imprint town, a dedicatee) weaker.
+fn score_groups(
+    groups: Vec<Group>,
+    heading: &Block,
+    base: f32,
+    display: bool,
+    pl: &PageLayout,
+    out: &mut Vec<Candidate>,
+) {
     let dist = |g: &Group| {
         if g.top >= heading.bottom {
             g.top - heading.bottom

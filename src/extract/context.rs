@@ -266,6 +266,8 @@ pub fn page_kind(page: &PageText, page_count: u32) -> PageKind {
 
 type Range = Option<(usize, usize)>;
 
+/// A page's kind, with the ranges of its reference list and its "Also
+/// by" list.
 fn classify(
     page: &PageText,
     from_end: u32,
@@ -284,40 +286,8 @@ fn classify(
     let contents = is_contents(&lower);
     let imprint = imprint_markers(&lower);
 
-    // Reference list: a heading, or a list carried over from the previous page.
-    let refs_head = if contents {
-        None
-    } else {
-        lower.iter().position(|t| is_heading(t, REFS_HEADINGS))
-    };
-    let refs_start = refs_head.or(if continues_refs { Some(0) } else { None });
-    let mut refs = refs_start.map(|a| {
-        let end = (a + 1..n)
-            .find(|&j| is_heading(&lower[j], REFS_END_HEADINGS))
-            .unwrap_or(n);
-        (a, end)
-    });
-    // A run of citation-shaped lines without a heading (continued lists,
-    // bibliographies whose heading was on an unread page).
-    if refs.is_none() && !contents && n >= 8 {
-        let cited = lower.iter().filter(|t| citation_like(t)).count();
-        if cited * 10 >= n * 4 {
-            refs = Some((0, n));
-        }
-    }
-
-    // "Also by" list: from its heading to the first imprint line (a verso
-    // may carry both the list and the copyright notice).
-    let also_head = lower
-        .iter()
-        .take(6)
-        .position(|t| ALSO_BY.is_match(t.trim()));
-    let also_by = also_head.map(|a| {
-        let end = (a + 1..n)
-            .find(|&j| IMPRINT_LINE.is_match(&lower[j]))
-            .unwrap_or(n);
-        (a, end)
-    });
+    let (refs_head, refs) = reference_list(&lower, contents, continues_refs);
+    let also_by = also_by_list(&lower);
 
     let top_heading = |set: &[&str]| lower.iter().take(4).any(|t| is_heading(t, set));
     let price = lower.iter().any(|t| PRICE.is_match(t));
@@ -363,6 +333,55 @@ fn classify(
         PageKind::Body
     };
     (kind, refs, also_by)
+}
+
+/// Where a page's reference list is: the line of its heading, if any,
+/// and the range of its lines. A list starts at a heading or is carried
+/// over from the previous page (`continues_refs`).
+fn reference_list(
+    lower: &[String],
+    contents: bool,
+    continues_refs: bool,
+) -> (Option<usize>, Range) {
+    let n = lower.len();
+    let refs_head = if contents {
+        None
+    } else {
+        lower.iter().position(|t| is_heading(t, REFS_HEADINGS))
+    };
+    let refs_start = refs_head.or(if continues_refs { Some(0) } else { None });
+    let mut refs = refs_start.map(|a| {
+        let end = (a + 1..n)
+            .find(|&j| is_heading(&lower[j], REFS_END_HEADINGS))
+            .unwrap_or(n);
+        (a, end)
+    });
+    // A run of citation-shaped lines without a heading (continued lists,
+    // bibliographies whose heading was on an unread page).
+    if refs.is_none() && !contents && n >= 8 {
+        let cited = lower.iter().filter(|t| citation_like(t)).count();
+        if cited * 10 >= n * 4 {
+            refs = Some((0, n));
+        }
+    }
+    (refs_head, refs)
+}
+
+/// Where a page's "Also by" list is: from its heading to the first
+/// imprint line (a verso may carry both the list and the copyright
+/// notice).
+fn also_by_list(lower: &[String]) -> Range {
+    let n = lower.len();
+    let also_head = lower
+        .iter()
+        .take(6)
+        .position(|t| ALSO_BY.is_match(t.trim()));
+    also_head.map(|a| {
+        let end = (a + 1..n)
+            .find(|&j| IMPRINT_LINE.is_match(&lower[j]))
+            .unwrap_or(n);
+        (a, end)
+    })
 }
 
 const REFS_HEADINGS: &[&str] = &[

@@ -282,11 +282,25 @@ fn read_number(s: &str) -> Option<(usize, String, usize)> {
     None
 }
 
+/// The ISBNs on line `i` of a page onto `found`: labelled ones, then bare
+/// ISBN-shaped numbers elsewhere on the line.
 fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
     let t = p.digits(i);
     let line_cited = context::citation_like(t);
-    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let taken = labelled_numbers(t, i, line_cited, found);
+    unlabelled_numbers(t, i, line_cited, &taken, found);
+}
 
+/// The numbers after an ISBN label on line `i` (text `t`), with the
+/// label's qualifier words, onto `found`. Returns the spans of `t` so
+/// read, from each label to the end of its numbers.
+fn labelled_numbers(
+    t: &str,
+    i: usize,
+    line_cited: bool,
+    found: &mut Vec<Found>,
+) -> Vec<(usize, usize)> {
+    let mut taken: Vec<(usize, usize)> = Vec::new();
     for m in LABEL.find_iter(t) {
         let prefix = &t[..m.start()];
         let paren = prefix.trim_end().ends_with('(');
@@ -309,6 +323,7 @@ fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
         }
         pos += a.get(0).map_or(0, |x| x.end());
         let start = pos;
+        // A chain of numbers after one label ("ISBN 0-... (pbk.), 0-...").
         while let Some((len, isbn, _)) = read_number(&t[pos..]) {
             pos += len;
             let mut qual = q.clone();
@@ -334,8 +349,25 @@ fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
         }
         taken.push((m.start(), pos.max(start)));
     }
+    taken
+}
 
-    // ISBN-shaped numbers without a label.
+/// ISBN-shaped numbers without a label on line `i` (text `t`), outside
+/// the `taken` spans, onto `found`.
+fn unlabelled_numbers(
+    t: &str,
+    i: usize,
+    line_cited: bool,
+    taken: &[(usize, usize)],
+    found: &mut Vec<Found>,
+) {
+    // Moves past the run of digits at `idx`.
+    let skip_digits = |mut idx: usize| {
+        while idx < t.len() && t[idx..].starts_with(|ch: char| ch.is_ascii_digit()) {
+            idx += 1;
+        }
+        idx
+    };
     let mut idx = 0;
     while idx < t.len() {
         let c = t[idx..].chars().next().unwrap_or(' ');
@@ -347,17 +379,11 @@ fn scan_line(p: &PageCtx, i: usize, found: &mut Vec<Found>) {
         let prev = t[..idx].chars().next_back();
         if prev.is_some_and(|pc| pc.is_alphanumeric() || "/._:-‐‑–".contains(pc)) {
             // Inside a DOI, a URL, a longer number or a word: skip the run.
-            idx += clen;
-            while idx < t.len() && t[idx..].starts_with(|ch: char| ch.is_ascii_digit()) {
-                idx += 1;
-            }
+            idx = skip_digits(idx + clen);
             continue;
         }
         let Some((len, isbn, hyphens)) = read_number(&t[idx..]) else {
-            idx += clen;
-            while idx < t.len() && t[idx..].starts_with(|ch: char| ch.is_ascii_digit()) {
-                idx += 1;
-            }
+            idx = skip_digits(idx + clen);
             continue;
         };
         let raw = &t[idx..idx + len];

@@ -256,6 +256,52 @@ pub(crate) fn parse_names(text: &str) -> NameList {
 /// `others == 1`): that is all [`classify`](super::lines::classify) needs
 /// to know, and most lines of a page are such text.
 pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
+    let roles = strip_roles(text);
+    let pieces = split_pieces(&roles.text);
+    let mut read = read_pieces(pieces, roles.cjk_marked, stop_at_other);
+    if let Some(body) = read
+        .collective
+        .take()
+        .filter(|_| read.names.is_empty() && read.others == 0)
+    {
+        // The body named alone on its line is its author.
+        let body = match text.trim_start().get(..4) {
+            Some(the) if the.eq_ignore_ascii_case("the ") && !body.starts_with("The ") => {
+                format!("The {body}")
+            }
+            _ => body,
+        };
+        read.names.push(body);
+        read.orgs = read.orgs.saturating_sub(1);
+    }
+    if !(roles.marked || roles.cjk_marked) && is_label_row(&read.names) {
+        read.others += read.names.len();
+        read.names.clear();
+    }
+    NameList {
+        names: read.names,
+        marked: roles.marked || roles.cjk_marked,
+        editor: roles.editor,
+        orgs: read.orgs,
+        others: read.others,
+    }
+}
+
+/// A line of names with its role words taken off and its note marks
+/// cleaned away.
+struct Roles {
+    text: String,
+    /// A role word ("by", "edited by", "(eds.)") was on the line.
+    marked: bool,
+    /// The role is editing.
+    editor: bool,
+    /// A CJK role marker (著, 编著, 主编) was on the line.
+    cjk_marked: bool,
+}
+
+/// Takes the role words off `text` (leading, trailing, CJK) and cleans
+/// footnote marks and trailing punctuation away.
+fn strip_roles(text: &str) -> Roles {
     let mut t = text.trim().to_string();
     let mut marked = false;
     let mut editor = false;
@@ -286,8 +332,17 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
     t = OCR_MARK.replace_all(&t, "$1$2").to_string();
     t = NOTE_DIGITS.replace_all(&t, "$1$2").to_string();
     t = t.trim().trim_end_matches(['.', ',', ';', ':']).to_string();
+    Roles {
+        text: t,
+        marked,
+        editor,
+        cjk_marked,
+    }
+}
 
-    let mut pieces: Vec<String> = SPLIT.split(&t).map(|s| s.trim().to_string()).collect();
+/// Splits a cleaned line into the pieces that may each be one name.
+fn split_pieces(t: &str) -> Vec<String> {
+    let mut pieces: Vec<String> = SPLIT.split(t).map(|s| s.trim().to_string()).collect();
     // CJK names are often set apart by spaces only: "刘雨桐 吴建国 郑浩".
     if pieces.len() == 1 && t.chars().any(is_cjk) {
         pieces = t.split_whitespace().map(str::to_string).collect();
@@ -304,79 +359,87 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         }
         merged.push(p);
     }
+    merged
+}
 
-    let (mut names, mut orgs, mut others) = (Vec::new(), 0usize, 0usize);
-    let single = merged.len() == 1;
-    let mut collective: Option<String> = None;
-    for p in merged {
-        let p = p
-            .trim()
-            .trim_start_matches("and ")
-            .trim_start_matches("the ")
-            .trim_start_matches("The ")
-            .trim();
-        let p = HONORIFIC.replace_all(p, "").trim().to_string();
-        // A remark in brackets after a name: a role, a pen name, a status.
-        let p = match p.split_once(" (") {
-            Some((name, remark)) if remark.ends_with(')') && !name.contains('(') => {
-                name.trim().to_string()
-            }
-            _ => p,
-        };
+/// The pieces of a line read one by one.
+struct Pieces {
+    names: Vec<String>,
+    orgs: usize,
+    others: usize,
+    /// The line's only piece, when it names a collective author.
+    collective: Option<String>,
+}
+
+/// Reads each piece as a name, an institution or other text; with
+/// `stop_at_other`, stops at the first other text.
+fn read_pieces(pieces: Vec<String>, cjk_marked: bool, stop_at_other: bool) -> Pieces {
+    let mut read = Pieces {
+        names: Vec::new(),
+        orgs: 0,
+        others: 0,
+        collective: None,
+    };
+    let single = pieces.len() == 1;
+    for p in pieces {
+        let p = clean_piece(&p);
         if p.is_empty() || ET_AL.is_match(&p) {
             continue;
         }
         if single && COLLECTIVE.is_match(&p) && p.split_whitespace().count() >= 2 {
-            collective = Some(p.clone());
+            read.collective = Some(p.clone());
         }
         match piece_kind(&p, cjk_marked) {
             Piece::Name(n) => {
-                if !names.contains(&n) {
-                    names.push(n)
+                if !read.names.contains(&n) {
+                    read.names.push(n)
                 }
             }
-            Piece::Org => orgs += 1,
+            Piece::Org => read.orgs += 1,
             Piece::Other => {
-                others += 1;
+                read.others += 1;
                 if stop_at_other {
                     break;
                 }
             }
         }
     }
-    if let Some(body) = collective.filter(|_| names.is_empty() && others == 0) {
-        // The body named alone on its line is its author.
-        let body = match text.trim_start().get(..4) {
-            Some(the) if the.eq_ignore_ascii_case("the ") && !body.starts_with("The ") => {
-                format!("The {body}")
-            }
-            _ => body,
-        };
-        names.push(body);
-        orgs = orgs.saturating_sub(1);
-    }
-    // A long unmarked list in which hardly any name starts with a known
-    // given name is a row of labels set in capitals ("Amount Carried,
-    // Current Year, Prior Years"), not people.
-    if !(marked || cjk_marked) && names.len() >= 3 {
-        let full: Vec<&str> = names
-            .iter()
-            .filter_map(|n| n.split_whitespace().next())
-            .filter(|w| !is_initial(w))
-            .collect();
-        let known = full.iter().filter(|w| is_given_name(w)).count();
-        if (full.len() >= 3 && known == 0) || (full.len() >= 4 && known * 4 < full.len()) {
-            others += names.len();
-            names.clear();
+    read
+}
+
+/// One piece without a leading "and"/"the", honorifics and a remark in
+/// brackets after the name.
+fn clean_piece(p: &str) -> String {
+    let p = p
+        .trim()
+        .trim_start_matches("and ")
+        .trim_start_matches("the ")
+        .trim_start_matches("The ")
+        .trim();
+    let p = HONORIFIC.replace_all(p, "").trim().to_string();
+    // A remark in brackets after a name: a role, a pen name, a status.
+    match p.split_once(" (") {
+        Some((name, remark)) if remark.ends_with(')') && !name.contains('(') => {
+            name.trim().to_string()
         }
+        _ => p,
     }
-    NameList {
-        names,
-        marked: marked || cjk_marked,
-        editor,
-        orgs,
-        others,
+}
+
+/// Whether an unmarked list of names is a row of labels set in capitals
+/// ("Amount Carried, Current Year, Prior Years"), not people: a long one
+/// in which hardly any name starts with a known given name.
+fn is_label_row(names: &[String]) -> bool {
+    if names.len() < 3 {
+        return false;
     }
+    let full: Vec<&str> = names
+        .iter()
+        .filter_map(|n| n.split_whitespace().next())
+        .filter(|w| !is_initial(w))
+        .collect();
+    let known = full.iter().filter(|w| is_given_name(w)).count();
+    (full.len() >= 3 && known == 0) || (full.len() >= 4 && known * 4 < full.len())
 }
 
 /// A collective author: a body named as the author of a work ("The

@@ -78,49 +78,7 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
                     }
                 }
             }
-            // The line and the one continuing it, with the break kept so a
-            // name is only run on when it is visibly unfinished.
-            let joined = match p.continuation(i) {
-                Some(j) => format!("{}\n{}", t, p.text(j).trim()),
-                None => t.to_string(),
-            };
-            if let Some((name, s, why)) = published_by(p, i, &joined) {
-                push(p, name, s, why);
-                continue;
-            }
-            if let Some((name, s, why)) = chinese(p, t) {
-                push(p, name, s, why);
-                continue;
-            }
-            if let Some((name, s, why)) = published_in_year_then_name(p, i) {
-                push(p, name, s, why);
-                continue;
-            }
-            if let Some((name, s, why)) = imprint_of(p, t) {
-                push(p, name, s, why);
-                continue;
-            }
-            if p.kind == PageKind::Imprint {
-                if let Some(name) = cip_imprint(t) {
-                    push(p, name, 0.8, "CIP imprint");
-                    continue;
-                }
-                if let Some(name) = bare_publisher_line(t) {
-                    push(p, name, 0.6, "publisher line on the copyright page");
-                    continue;
-                }
-            }
-            if let Some((name, s, why)) = copyright_holder(p, t) {
-                push(p, name, s, why);
-                continue;
-            }
-            if SELF_PUBLISHED.is_match(t) && matches!(p.kind, PageKind::Imprint | PageKind::Title) {
-                push(p, "Independently published".into(), 0.3, "self-published");
-                continue;
-            }
-            if p.kind == PageKind::BackCover && is_org(t.trim()) && context::words(t) <= 6 {
-                push(p, clean_name(t), 0.45, "publisher name on the back cover");
-            }
+            line_publisher(p, i, &mut push);
         }
         if p.kind == PageKind::Title {
             for (name, s, why) in title_foot(p) {
@@ -145,6 +103,47 @@ pub fn find_in(pages: &[PageCtx]) -> Vec<Candidate> {
         push(&pages[on[0]], name, s, why);
     }
     out
+}
+
+/// The publisher named on line `i` of page `p`, by the first reading that
+/// finds one (strongest first), given to `push`.
+fn line_publisher(p: &PageCtx, i: usize, push: &mut impl FnMut(&PageCtx, String, f32, &str)) {
+    let t = p.text(i);
+    // The line and the one continuing it, with the break kept so a name
+    // is only run on when it is visibly unfinished.
+    let joined = match p.continuation(i) {
+        Some(j) => format!("{}\n{}", t, p.text(j).trim()),
+        None => t.to_string(),
+    };
+    if let Some((name, s, why)) = published_by(p, i, &joined) {
+        return push(p, name, s, why);
+    }
+    if let Some((name, s, why)) = chinese(p, t) {
+        return push(p, name, s, why);
+    }
+    if let Some((name, s, why)) = published_in_year_then_name(p, i) {
+        return push(p, name, s, why);
+    }
+    if let Some((name, s, why)) = imprint_of(p, t) {
+        return push(p, name, s, why);
+    }
+    if p.kind == PageKind::Imprint {
+        if let Some(name) = cip_imprint(t) {
+            return push(p, name, 0.8, "CIP imprint");
+        }
+        if let Some(name) = bare_publisher_line(t) {
+            return push(p, name, 0.6, "publisher line on the copyright page");
+        }
+    }
+    if let Some((name, s, why)) = copyright_holder(p, t) {
+        return push(p, name, s, why);
+    }
+    if SELF_PUBLISHED.is_match(t) && matches!(p.kind, PageKind::Imprint | PageKind::Title) {
+        return push(p, "Independently published".into(), 0.3, "self-published");
+    }
+    if p.kind == PageKind::BackCover && is_org(t.trim()) && context::words(t) <= 6 {
+        push(p, clean_name(t), 0.45, "publisher name on the back cover");
+    }
 }
 
 /// A firm named after its owners: "Ashdown & Pryce", "Marwick and Sons",

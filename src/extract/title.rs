@@ -183,137 +183,25 @@ fn heading_candidates(
     out: &mut Vec<Candidate>,
 ) {
     let pl = &layout.pages[pi];
-    let body = layout.body_size;
-    let height = pl.page.height.max(1.0);
-    let display = pl.is_display();
-
-    // A page listing the author's other books names many titles, none ours.
-    if pl.content_lines().any(|(_, l)| {
-        let f = fold(&l.text);
-        f.starts_with("also by")
-            || f.starts_with("by the same author")
-            || f.starts_with("other books by")
-    }) {
+    if lists_other_books(pl) {
         return;
     }
-    let kinds: Vec<(usize, &LineKind)> = pl.kinds.iter().enumerate().collect();
-    let mut plausible: Vec<(usize, f32)> = pl
-        .title_penalties
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.map(|p| (i, p)))
-        .collect();
-    // Penalised blocks rank after clean ones (unless clearly larger),
-    // then by font size.
-    plausible.sort_by(|a, b| {
-        (!pl.ranks_as_title(a.0))
-            .cmp(&!pl.ranks_as_title(b.0))
-            .then(pl.blocks[b.0].size.total_cmp(&pl.blocks[a.0].size))
-    });
-    let imprint = pl.content_lines().any(|(_, l)| {
-        IMPRINT.is_match(&l.text)
-            && l.text.split_whitespace().count() <= 6
-            && title_penalty(&l.text).is_some()
-    });
-
-    // The copyright page is set small and names the book in passing.
-    let imprint_page = pl
-        .content_lines()
-        .any(|(_, l)| IMPRINT_PAGE.is_match(&l.text));
-    let first_sub = plausible
+    let page = HeadingPage::new(layout, pl);
+    let first_sub = page
+        .plausible
         .first()
         .and_then(|&(bi, _)| subtitle_block(pl, bi));
     if pl.page.index <= 1 {
         bylined_headings(pl, out);
     }
-    for (rank, &(bi, penalty)) in plausible.iter().enumerate().take(2) {
+    for (rank, &(bi, penalty)) in page.plausible.iter().enumerate().take(2) {
         let b = &pl.blocks[bi];
-        let ratio = b.size / body;
+        let ratio = b.size / page.body;
         if rank > 0 && (ratio < 1.15 || first_sub == Some(bi)) {
             // Small print, or the subtitle of the first candidate.
             continue;
         }
-        let names_elsewhere = kinds.iter().any(|(i, k)| {
-            !b.lines.contains(i)
-                && matches!(
-                    k,
-                    LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
-                )
-        });
-        let names_below = kinds.iter().any(|(i, k)| {
-            let l = &pl.rows[*i];
-            matches!(k, LineKind::Names { .. })
-                && !b.lines.contains(i)
-                && l.bbox.top >= b.bottom - 1.0
-                && l.bbox.top - b.bottom <= b.size.max(8.0) * 3.5
-        });
-        // A byline close above or below (titles carry one, logos do not).
-        let byline_near = kinds.iter().any(|(i, k)| {
-            let l = &pl.rows[*i];
-            let gap = if l.bbox.top >= b.bottom - 1.0 {
-                l.bbox.top - b.bottom
-            } else {
-                b.top - l.bbox.bottom
-            };
-            matches!(
-                k,
-                LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
-            ) && !b.lines.contains(i)
-                && gap <= b.size.max(8.0) * 6.0
-        });
-        let (mut score, mut why) = if display {
-            let mut s = 0.4;
-            let mut why = String::from("display page");
-            if names_elsewhere {
-                s += 0.25;
-                why.push_str(" with names");
-            }
-            if byline_near {
-                s += 0.05;
-            }
-            if imprint {
-                s += 0.1;
-                why.push_str(" and imprint");
-            }
-            if !names_elsewhere && !imprint {
-                why = "half-title or display page".into();
-            }
-            (s, why)
-        } else if b.top < height * 0.45 && names_below && ratio >= 1.05 {
-            (0.65, String::from("paper heading over a byline"))
-        } else if pl.page.index == 0 && rank == 0 && b.top < height * 0.45 && ratio >= 1.15 {
-            // A paper whose byline was not recognised still opens with its title.
-            (0.4, String::from("first-page heading"))
-        } else {
-            (0.12, String::from("heading on a text page"))
-        };
-        score += (ratio - 1.0).clamp(0.0, 1.5) * 0.1;
-        if ratio < 1.0 {
-            score -= 0.25;
-        } else if display && ratio < 1.1 {
-            score -= 0.1;
-        }
-        if imprint_page {
-            score -= 0.2;
-            why.push_str(", copyright page");
-        }
-        // Second by size; no penalty when the two are about the same size.
-        let lead_size = plausible
-            .first()
-            .map_or(b.size, |&(i, _)| pl.blocks[i].size);
-        if rank > 0 && b.size < lead_size * 0.95 {
-            score -= 0.15;
-        }
-        if matches!(classify(&b.text), LineKind::Names { .. })
-            && !names_elsewhere
-            && plausible.len() > 1
-        {
-            // The author's name set large above or below the title (with
-            // another byline on the page, this is a title that reads like
-            // a name, such as "Upland Pastures").
-            score -= 0.25;
-        }
-        score -= penalty;
+        let (mut score, mut why) = page.score(b, rank, ratio, penalty);
         let echoes = echoes(&b.text, pi, folded_pages);
         if echoes > 0 {
             score += 0.05 * echoes.min(3) as f32;
@@ -332,6 +220,186 @@ fn heading_candidates(
             None => b.text.clone(),
         };
         push_pair(out, pl, &text, sub, score, &why);
+    }
+}
+
+/// Whether the page lists the author's other books: it names many titles,
+/// none ours.
+fn lists_other_books(pl: &PageLayout) -> bool {
+    pl.content_lines().any(|(_, l)| {
+        let f = fold(&l.text);
+        f.starts_with("also by")
+            || f.starts_with("by the same author")
+            || f.starts_with("other books by")
+    })
+}
+
+/// What the score of a heading on one page depends on besides the heading.
+struct HeadingPage<'p> {
+    pl: &'p PageLayout<'p>,
+    body: f32,
+    height: f32,
+    display: bool,
+    /// The blocks that may be a title with their penalties, best first.
+    plausible: Vec<(usize, f32)>,
+    /// A short line naming a publisher is on the page.
+    imprint: bool,
+    /// The copyright page is set small and names the book in passing.
+    imprint_page: bool,
+}
+
+/// Where lines of names are around one heading block.
+struct NamesAround {
+    /// Names (or a marked "by") anywhere on the page outside the block.
+    elsewhere: bool,
+    /// Names right under the block.
+    below: bool,
+    /// A byline close above or below (titles carry one, logos do not).
+    near: bool,
+}
+
+impl<'p> HeadingPage<'p> {
+    fn new(layout: &Layout, pl: &'p PageLayout<'p>) -> Self {
+        let mut plausible: Vec<(usize, f32)> = pl
+            .title_penalties
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.map(|p| (i, p)))
+            .collect();
+        // Penalised blocks rank after clean ones (unless clearly larger),
+        // then by font size.
+        plausible.sort_by(|a, b| {
+            (!pl.ranks_as_title(a.0))
+                .cmp(&!pl.ranks_as_title(b.0))
+                .then(pl.blocks[b.0].size.total_cmp(&pl.blocks[a.0].size))
+        });
+        let imprint = pl.content_lines().any(|(_, l)| {
+            IMPRINT.is_match(&l.text)
+                && l.text.split_whitespace().count() <= 6
+                && title_penalty(&l.text).is_some()
+        });
+        let imprint_page = pl
+            .content_lines()
+            .any(|(_, l)| IMPRINT_PAGE.is_match(&l.text));
+        HeadingPage {
+            pl,
+            body: layout.body_size,
+            height: pl.page.height.max(1.0),
+            display: pl.is_display(),
+            plausible,
+            imprint,
+            imprint_page,
+        }
+    }
+
+    /// The lines of names around block `b`.
+    fn names_around(&self, b: &Block) -> NamesAround {
+        let pl = self.pl;
+        let kinds: Vec<(usize, &LineKind)> = pl.kinds.iter().enumerate().collect();
+        let elsewhere = kinds.iter().any(|(i, k)| {
+            !b.lines.contains(i)
+                && matches!(
+                    k,
+                    LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
+                )
+        });
+        let below = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            matches!(k, LineKind::Names { .. })
+                && !b.lines.contains(i)
+                && l.bbox.top >= b.bottom - 1.0
+                && l.bbox.top - b.bottom <= b.size.max(8.0) * 3.5
+        });
+        let near = kinds.iter().any(|(i, k)| {
+            let l = &pl.rows[*i];
+            let gap = if l.bbox.top >= b.bottom - 1.0 {
+                l.bbox.top - b.bottom
+            } else {
+                b.top - l.bbox.bottom
+            };
+            matches!(
+                k,
+                LineKind::Names { .. } | LineKind::Connector { marked: true, .. }
+            ) && !b.lines.contains(i)
+                && gap <= b.size.max(8.0) * 6.0
+        });
+        NamesAround {
+            elsewhere,
+            below,
+            near,
+        }
+    }
+
+    /// The score of block `b` from the kind of page and where it sits,
+    /// before its size and penalties count.
+    fn base_score(&self, b: &Block, names: &NamesAround, rank: usize, ratio: f32) -> (f32, String) {
+        if self.display {
+            let mut s = 0.4;
+            let mut why = String::from("display page");
+            if names.elsewhere {
+                s += 0.25;
+                why.push_str(" with names");
+            }
+            if names.near {
+                s += 0.05;
+            }
+            if self.imprint {
+                s += 0.1;
+                why.push_str(" and imprint");
+            }
+            if !names.elsewhere && !self.imprint {
+                why = "half-title or display page".into();
+            }
+            (s, why)
+        } else if b.top < self.height * 0.45 && names.below && ratio >= 1.05 {
+            (0.65, String::from("paper heading over a byline"))
+        } else if self.pl.page.index == 0
+            && rank == 0
+            && b.top < self.height * 0.45
+            && ratio >= 1.15
+        {
+            // A paper whose byline was not recognised still opens with its title.
+            (0.4, String::from("first-page heading"))
+        } else {
+            (0.12, String::from("heading on a text page"))
+        }
+    }
+
+    /// The score of block `b` (ranked `rank` by size, `ratio` times the
+    /// body size, with its title `penalty`) and why, before echoes on
+    /// other pages count.
+    fn score(&self, b: &Block, rank: usize, ratio: f32, penalty: f32) -> (f32, String) {
+        let names = self.names_around(b);
+        let (mut score, mut why) = self.base_score(b, &names, rank, ratio);
+        score += (ratio - 1.0).clamp(0.0, 1.5) * 0.1;
+        if ratio < 1.0 {
+            score -= 0.25;
+        } else if self.display && ratio < 1.1 {
+            score -= 0.1;
+        }
+        if self.imprint_page {
+            score -= 0.2;
+            why.push_str(", copyright page");
+        }
+        // Second by size; no penalty when the two are about the same size.
+        let lead_size = self
+            .plausible
+            .first()
+            .map_or(b.size, |&(i, _)| self.pl.blocks[i].size);
+        if rank > 0 && b.size < lead_size * 0.95 {
+            score -= 0.15;
+        }
+        if matches!(classify(&b.text), LineKind::Names { .. })
+            && !names.elsewhere
+            && self.plausible.len() > 1
+        {
+            // The author's name set large above or below the title (with
+            // another byline on the page, this is a title that reads like
+            // a name, such as "Upland Pastures").
+            score -= 0.25;
+        }
+        score -= penalty;
+        (score, why)
     }
 }
 
@@ -496,8 +564,15 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
         .map(|(_, l)| l.text.trim())
         .collect::<Vec<_>>()
         .join("\n");
-    // Library of Congress CIP: "Title: X : Y / by A." (may wrap).
-    if let Some(m) = CIP_TITLE.find(&joined) {
+    cip_title(pl, &joined, out);
+    chinese_cip_title(pl, &joined, out);
+    colophon_titles(pl, &joined, out);
+}
+
+/// The title of Library of Congress CIP data: "Title: X : Y / by A."
+/// (may wrap), in the page's lines `joined`.
+fn cip_title(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
+    if let Some(m) = CIP_TITLE.find(joined) {
         let rest = &joined[m.end()..];
         let end = CIP_NEXT.find(rest).map_or(rest.len(), |n| n.start());
         let field = join_lines(rest[..end].lines());
@@ -526,7 +601,11 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
             }
         }
     }
-    // Chinese CIP: the line after "图书在版编目（CIP）数据": "书名：副书名 / 著者".
+}
+
+/// The title of Chinese CIP data: the line after "图书在版编目（CIP）数据",
+/// "书名：副书名 / 著者".
+fn chinese_cip_title(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
     let lines: Vec<&str> = joined.lines().collect();
     if let Some(k) = lines
         .iter()
@@ -557,8 +636,12 @@ fn statement_titles(pl: &PageLayout, out: &mut Vec<Candidate>) {
             }
         }
     }
-    // Colophon: "Letters from a Slow Boat was published in 2019 by ...".
-    for c in COLOPHON.captures_iter(&joined) {
+}
+
+/// Titles named in colophon sentences: "Letters from a Slow Boat was
+/// published in 2019 by ...".
+fn colophon_titles(pl: &PageLayout, joined: &str, out: &mut Vec<Candidate>) {
+    for c in COLOPHON.captures_iter(joined) {
         let t = c[1].trim();
         let f = fold(t);
         let generic = [

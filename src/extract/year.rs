@@ -355,6 +355,8 @@ fn year_after(seg: &str, from: usize, window: usize) -> Option<i32> {
         .map(|y| y.year)
 }
 
+/// The year of line `i` of page `p` (its segment `seg`), by the first
+/// reading that finds one: a statement, a notice, else a date line.
 fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
     let years = years_in(seg);
     if years.is_empty() {
@@ -364,7 +366,7 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
         p.kind,
         PageKind::Imprint | PageKind::Title | PageKind::HalfTitle
     ) || (p.part == Part::Front && p.index() <= 4);
-    let hit = |year: i32, score: f32, kind: Kind, why: &str| Hit {
+    let hit = |(year, score, kind, why): (i32, f32, Kind, &str)| Hit {
         year,
         score,
         page: p.index(),
@@ -372,10 +374,24 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
         why: format!("{why} (p{})", p.index()),
         kind,
     };
-    let max_year = years.iter().map(|y| y.year).max()?;
+    if let Some(found) = edition_year(p, seg, &years, front_ish) {
+        return Some(hit(found));
+    }
+    if let Some(found) = notice_year(p, seg, &years, front_ish) {
+        return Some(hit(found));
+    }
+    date_line(p, i, seg, &years).map(|(y, s, why)| hit((y, s, Kind::Date, why)))
+}
 
+/// A year found by a reading: the year, its score, its kind and why.
+type YearReading = (i32, f32, Kind, &'static str);
+
+/// The year of a statement about the edition: a reprint, a numbered
+/// edition, this edition, the first publication, the legal deposit.
+fn edition_year(p: &PageCtx, seg: &str, years: &[Year], front_ish: bool) -> Option<YearReading> {
+    let max_year = years.iter().map(|y| y.year).max()?;
     if REPRINT.is_match(seg) {
-        return Some(hit(max_year, 0.05, Kind::Reprint, "reprint/printing year"));
+        return Some((max_year, 0.05, Kind::Reprint, "reprint/printing year"));
     }
     // Edition statement with its year ("2. Auflage 2012", "2021 年 3 月第
     // 3 版"); in a line of several, the highest edition.
@@ -388,11 +404,11 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
         } else {
             0.3
         };
-        return Some(hit(y, s, Kind::EditionOf(n), "year of a numbered edition"));
+        return Some((y, s, Kind::EditionOf(n), "year of a numbered edition"));
     }
     if let Some(m) = THIS_EDITION.find(seg) {
         if let Some(y) = year_after(seg, m.end(), 40) {
-            return Some(hit(y, 0.85, Kind::ThisEdition, "this edition's year"));
+            return Some((y, 0.85, Kind::ThisEdition, "this edition's year"));
         }
     }
     if let Some(m) = FIRST_PUBLISHED.find(seg) {
@@ -402,14 +418,20 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
             } else {
                 0.3
             };
-            return Some(hit(y, s, Kind::FirstPublished, "first-published year"));
+            return Some((y, s, Kind::FirstPublished, "first-published year"));
         }
     }
     if let Some(m) = DEPOSIT.find(seg) {
         if let Some(y) = year_after(seg, m.end(), 30) {
-            return Some(hit(y, 0.65, Kind::Deposit, "legal deposit year"));
+            return Some((y, 0.65, Kind::Deposit, "legal deposit year"));
         }
     }
+    None
+}
+
+/// The year of a notice: a copyright line, a "published" label, a CIP
+/// imprint.
+fn notice_year(p: &PageCtx, seg: &str, years: &[Year], front_ish: bool) -> Option<YearReading> {
     if let Some(m) = COPYRIGHT.find(seg) {
         let after = &seg[m.end()..];
         if !NOT_NOTICE.is_match(after) {
@@ -425,7 +447,7 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
                     (PageKind::Imprint, Part::Back) => 0.5,
                     _ => 0.35,
                 };
-                return Some(hit(y, s, Kind::Copyright, "copyright year"));
+                return Some((y, s, Kind::Copyright, "copyright year"));
             }
         }
     }
@@ -441,18 +463,18 @@ fn scan(p: &PageCtx, i: usize, seg: &str) -> Option<Hit> {
                 PageKind::Title | PageKind::HalfTitle => 0.55,
                 _ => 0.2,
             };
-            return Some(hit(y, s, Kind::Published, "published year"));
+            return Some((y, s, Kind::Published, "published year"));
         }
     }
     if p.kind == PageKind::Imprint {
         if let Some(c) = CIP.captures(seg) {
             let y = c.get(1).or(c.get(2)).and_then(|m| m.as_str().parse().ok());
             if let Some(y) = y.filter(|y| plausible(*y)) {
-                return Some(hit(y, 0.75, Kind::Cip, "CIP imprint year"));
+                return Some((y, 0.75, Kind::Cip, "CIP imprint year"));
             }
         }
     }
-    date_line(p, i, seg, &years).map(|(y, s, why)| hit(y, s, Kind::Date, why))
+    None
 }
 
 /// A date printed on its own (short) line near the start or end of the
@@ -496,45 +518,59 @@ fn date_line(p: &PageCtx, i: usize, seg: &str, years: &[Year]) -> Option<(i32, f
                     .starts_with(|c: char| c.is_ascii_digit());
             !after.starts_with(|c: char| c.is_ascii_digit()) && !open_span
         });
-    // A span of years in a line of words is the period a book is about
-    // ("A History of Trade, 1868–1925"), not when it was printed.
-    // Both years in full and in order: "2016-08-15" is a date, not a span.
-    let period = words >= 3
-        && years.iter().any(|y| {
-            seg[..y.start].chars().any(char::is_alphabetic)
-                && PERIOD_END
-                    .captures(&seg[y.end..])
-                    .and_then(|c| c[1].parse::<i32>().ok())
-                    .is_some_and(|end| end > y.year)
-        });
-    if (!dated && !bare) || period {
+    if (!dated && !bare) || names_period(seg, years, words) {
         return None;
     }
     let y = years.iter().map(|y| y.year).max()?;
     if LABELLED_OTHER.is_match(line) {
         return Some((y, 0.1, "date labelled as submission/typesetting"));
     }
+    date_line_score(p, dated, titleish, margin).map(|(s, why)| (y, s, why))
+}
+
+/// Whether a line of `words` words names a span of years, the period a
+/// book is about ("A History of Trade, 1868–1925"), not when it was
+/// printed. Both years in full and in order: "2016-08-15" is a date, not
+/// a span.
+fn names_period(seg: &str, years: &[Year], words: usize) -> bool {
+    words >= 3
+        && years.iter().any(|y| {
+            seg[..y.start].chars().any(char::is_alphabetic)
+                && PERIOD_END
+                    .captures(&seg[y.end..])
+                    .and_then(|c| c[1].parse::<i32>().ok())
+                    .is_some_and(|end| end > y.year)
+        })
+}
+
+/// The score of a date line by where it is in the document (`dated`: it
+/// is a full date; `margin`: it is set in the page's margin or edges).
+fn date_line_score(
+    p: &PageCtx,
+    dated: bool,
+    titleish: bool,
+    margin: bool,
+) -> Option<(f32, &'static str)> {
     match p.part {
         Part::Front if p.index() <= 3 => {
             if titleish || (p.index() == 0 && margin) {
                 Some((
-                    y,
                     if dated { 0.6 } else { 0.5 },
                     "date on the title page or first page",
                 ))
             } else if p.kind != PageKind::Body || margin {
-                Some((y, 0.5, "date line in the front matter"))
+                Some((0.5, "date line in the front matter"))
             } else if dated {
                 // A short dated line inside a front page's text (a manual's
                 // "Released 2022/07/08" under its title): weak, the ranker
                 // weighs its position.
-                Some((y, 0.3, "date line on a front page"))
+                Some((0.3, "date line on a front page"))
             } else {
                 None
             }
         }
         Part::Front => None,
-        Part::Back if p.from_end <= 1 => Some((y, 0.25, "date in the back matter")),
+        Part::Back if p.from_end <= 1 => Some((0.25, "date in the back matter")),
         Part::Back => None,
     }
 }

@@ -250,8 +250,27 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
     });
 
     // 1. Rows of nearly equal baselines.
+    let mut rows = baseline_rows(glyphs, &fg, &order);
+    place_spaces(&mut rows, &fg, &spaces);
+
+    // 2. Superscripts and subscripts join the larger neighbouring row.
+    merge_scripts(&mut rows, glyphs, &fg);
+
+    // 3. + 4. Cut rows into lines, write spaces.
+    let mut out = Vec::new();
+    for row in &rows {
+        cut_row(glyphs, &fg, row, &mut out);
+    }
+    out.into_iter()
+        .filter(|(_, _, l)| !l.text.trim().is_empty())
+        .collect()
+}
+
+/// Groups the glyphs `order` (no spaces, sorted by baseline then start)
+/// into rows of nearly equal baselines.
+fn baseline_rows(glyphs: &[Glyph], fg: &[FGlyph], order: &[usize]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
-    for &i in &order {
+    for &i in order {
         let g = &glyphs[i];
         let f = fg[i];
         let joins = rows
@@ -279,8 +298,12 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
             });
         }
     }
-    // Each space goes to the row it sits in, if any.
-    for &i in &spaces {
+    rows
+}
+
+/// Puts each space into the row it sits in, if any.
+fn place_spaces(rows: &mut [Row], fg: &[FGlyph], spaces: &[usize]) {
+    for &i in spaces {
         let f = fg[i];
         let at = rows.partition_point(|r| r.v < f.v);
         let best = [at.wrapping_sub(1), at]
@@ -294,95 +317,137 @@ fn build_group(glyphs: &[Glyph], idx: &[usize], frame: &Frame) -> Vec<(f32, f32,
             rows[j].members.push(i);
         }
     }
+}
 
-    // 2. Superscripts and subscripts join the larger neighbouring row.
-    merge_scripts(&mut rows, glyphs, &fg);
+/// What a glyph is to the glyph kept before it on a row.
+enum Joint {
+    /// The same glyph drawn again (fake bold, a shadow): dropped.
+    Duplicate,
+    /// Across a column gap: it starts a new line.
+    NewLine,
+    /// On the same line, with a word space before it or not.
+    Word { space: bool },
+}
 
-    // 3. + 4. Cut rows into lines, write spaces.
-    let mut out = Vec::new();
-    for row in &rows {
-        let mut members = row.members.clone();
-        // At equal positions spaces sort first: a generated space sits at
-        // the origin of the glyph after it.
-        members.sort_by(|&a, &b| {
-            fg[a]
-                .u0
-                .total_cmp(&fg[b].u0)
-                .then(is_space(glyphs[b].ch).cmp(&is_space(glyphs[a].ch)))
-        });
-        let word_gap = median_word_gap(glyphs, &fg, &members);
-        let mut pending: Vec<(usize, bool)> = Vec::new(); // (glyph, space before)
-        let mut spaces_width = 0.0f32; // real space glyphs since the last glyph
-        let mut hinted = false; // a generated space since the last glyph
-        let mut last_u1 = f32::NEG_INFINITY;
-        let mut last_size = 0.0f32;
-        for &i in &members {
-            let g = &glyphs[i];
-            let f = fg[i];
-            if is_space(g.ch) {
-                if g.generated {
-                    hinted = true;
-                } else {
-                    spaces_width += f.u1 - f.u0;
-                }
-                continue;
-            }
-            let mut space = false;
-            if let Some(&(prev, _)) = pending.last() {
-                let pg = &glyphs[prev];
-                let pf = fg[prev];
-                // Fake bold and shadows: the same glyph drawn twice, nearly
-                // on top of itself. Not a ligature spelled out ("ff" from
-                // one glyph): those come one after the other in the stream
-                // at exactly the same origin.
-                let ligature = i.abs_diff(prev) == 1 && g.origin == pg.origin;
-                if pg.ch == g.ch
-                    && !ligature
-                    && (f.u0 - pf.u0).abs() < 0.15 * g.size
-                    && (f.v - pf.v).abs() < 0.15 * g.size
-                {
-                    continue;
-                }
-                let em = last_size.max(g.size);
-                let gap = f.u0 - last_u1;
-                let column_gap = if hinted {
-                    let relative = word_gap.map_or(f32::INFINITY, |w| w * COLUMN_GAP_RATIO);
-                    (HINTED_COLUMN_GAP_EM * em).min(relative.max(COLUMN_GAP_EM * em))
-                } else {
-                    COLUMN_GAP_EM * em
-                };
-                if gap - spaces_width.max(0.0) > column_gap {
-                    out.push(finish_line(glyphs, &fg, &pending, row.v));
-                    pending.clear();
-                } else if is_ligature(pg.ch) && spaces_width <= 0.0 {
-                    // A ligature glyph's box is often narrower than its
-                    // advance ("ﬁ" measured as one letter): the gap after
-                    // it is a word space only where pdfium, which knows
-                    // the advance, put one, or where it is a wide one.
-                    space = hinted || gap > LIGATURE_SPACE_GAP_EM * em;
-                } else {
-                    space = spaces_width > 0.0
-                        || gap > SPACE_GAP_EM * em
-                        || (hinted && gap > HINTED_SPACE_GAP_EM * em);
-                }
-            }
-            if pending.is_empty() {
-                last_u1 = f.u1;
-            } else {
-                last_u1 = last_u1.max(f.u1);
-            }
-            pending.push((i, space));
-            spaces_width = 0.0;
-            hinted = false;
-            last_size = g.size;
+/// What has been read along a row since the last glyph kept.
+struct Cursor {
+    /// The width of real space glyphs since the last glyph.
+    spaces_width: f32,
+    /// A generated space since the last glyph.
+    hinted: bool,
+    /// The end of the line's glyphs so far.
+    last_u1: f32,
+    /// The size of the last glyph kept.
+    last_size: f32,
+}
+
+impl Cursor {
+    /// How glyph `i` joins glyph `prev`, the last one kept; `word_gap` is
+    /// the row's median gap between words.
+    fn joint(
+        &self,
+        glyphs: &[Glyph],
+        fg: &[FGlyph],
+        prev: usize,
+        i: usize,
+        word_gap: Option<f32>,
+    ) -> Joint {
+        let g = &glyphs[i];
+        let f = fg[i];
+        let pg = &glyphs[prev];
+        let pf = fg[prev];
+        // Fake bold and shadows: the same glyph drawn twice, nearly on top
+        // of itself. Not a ligature spelled out ("ff" from one glyph):
+        // those come one after the other in the stream at exactly the same
+        // origin.
+        let ligature = i.abs_diff(prev) == 1 && g.origin == pg.origin;
+        if pg.ch == g.ch
+            && !ligature
+            && (f.u0 - pf.u0).abs() < 0.15 * g.size
+            && (f.v - pf.v).abs() < 0.15 * g.size
+        {
+            return Joint::Duplicate;
         }
-        if !pending.is_empty() {
-            out.push(finish_line(glyphs, &fg, &pending, row.v));
+        let em = self.last_size.max(g.size);
+        let gap = f.u0 - self.last_u1;
+        let column_gap = if self.hinted {
+            let relative = word_gap.map_or(f32::INFINITY, |w| w * COLUMN_GAP_RATIO);
+            (HINTED_COLUMN_GAP_EM * em).min(relative.max(COLUMN_GAP_EM * em))
+        } else {
+            COLUMN_GAP_EM * em
+        };
+        if gap - self.spaces_width.max(0.0) > column_gap {
+            return Joint::NewLine;
         }
+        let space = if is_ligature(pg.ch) && self.spaces_width <= 0.0 {
+            // A ligature glyph's box is often narrower than its advance
+            // ("ﬁ" measured as one letter): the gap after it is a word
+            // space only where pdfium, which knows the advance, put one,
+            // or where it is a wide one.
+            self.hinted || gap > LIGATURE_SPACE_GAP_EM * em
+        } else {
+            self.spaces_width > 0.0
+                || gap > SPACE_GAP_EM * em
+                || (self.hinted && gap > HINTED_SPACE_GAP_EM * em)
+        };
+        Joint::Word { space }
     }
-    out.into_iter()
-        .filter(|(_, _, l)| !l.text.trim().is_empty())
-        .collect()
+}
+
+/// Cuts one row into lines at column gaps, with word spaces, onto `out`.
+fn cut_row(glyphs: &[Glyph], fg: &[FGlyph], row: &Row, out: &mut Vec<(f32, f32, TextLine)>) {
+    let mut members = row.members.clone();
+    // At equal positions spaces sort first: a generated space sits at the
+    // origin of the glyph after it.
+    members.sort_by(|&a, &b| {
+        fg[a]
+            .u0
+            .total_cmp(&fg[b].u0)
+            .then(is_space(glyphs[b].ch).cmp(&is_space(glyphs[a].ch)))
+    });
+    let word_gap = median_word_gap(glyphs, fg, &members);
+    let mut pending: Vec<(usize, bool)> = Vec::new(); // (glyph, space before)
+    let mut at = Cursor {
+        spaces_width: 0.0,
+        hinted: false,
+        last_u1: f32::NEG_INFINITY,
+        last_size: 0.0,
+    };
+    for &i in &members {
+        let g = &glyphs[i];
+        let f = fg[i];
+        if is_space(g.ch) {
+            if g.generated {
+                at.hinted = true;
+            } else {
+                at.spaces_width += f.u1 - f.u0;
+            }
+            continue;
+        }
+        let mut space = false;
+        if let Some(&(prev, _)) = pending.last() {
+            match at.joint(glyphs, fg, prev, i, word_gap) {
+                Joint::Duplicate => continue,
+                Joint::NewLine => {
+                    out.push(finish_line(glyphs, fg, &pending, row.v));
+                    pending.clear();
+                }
+                Joint::Word { space: s } => space = s,
+            }
+        }
+        if pending.is_empty() {
+            at.last_u1 = f.u1;
+        } else {
+            at.last_u1 = at.last_u1.max(f.u1);
+        }
+        pending.push((i, space));
+        at.spaces_width = 0.0;
+        at.hinted = false;
+        at.last_size = g.size;
+    }
+    if !pending.is_empty() {
+        out.push(finish_line(glyphs, fg, &pending, row.v));
+    }
 }
 
 /// The median gap between words of a row (glyphs further apart than a

@@ -220,15 +220,7 @@ impl SourceClient {
                 Attempt::Offline(why) => {
                     // Retrying a name lookup only waits longer for the same
                     // answer; every later lookup would fail the same way.
-                    let msg = format!("offline: could not reach {} ({why})", self.name);
-                    let first = {
-                        let mut st = self.state();
-                        let first = st.off.is_none();
-                        if first {
-                            st.off = Some(msg.clone());
-                        }
-                        first
-                    };
+                    let (msg, first) = self.go_offline(&why);
                     return self.ended(
                         Fetched::Failed(msg.clone()),
                         requests,
@@ -241,31 +233,7 @@ impl SourceClient {
                 }
             };
             debug_assert!(retry);
-            // Counting and switching off are one step under the lock, so
-            // that of lookups failing at once exactly one switches the
-            // source off and says so.
-            let switched = {
-                let mut st = self.state();
-                st.failures += 1;
-                let failures = st.failures;
-                if failures >= SWITCH_OFF_AFTER {
-                    let first = st.off.is_none();
-                    if first {
-                        st.off = Some(format!(
-                            "{} is off for this run after {failures} failed requests in a row",
-                            self.name
-                        ));
-                    }
-                    Some(first.then(|| {
-                        format!(
-                            "online: {} switched off for this run after {failures} failed requests in a row (last: {last_error})",
-                            self.name
-                        )
-                    }))
-                } else {
-                    None
-                }
-            };
+            let switched = self.count_failure(&last_error);
             if let Some(msg) = switched {
                 return self.ended(Fetched::Failed(last_error), requests, msg);
             }
@@ -292,6 +260,45 @@ impl SourceClient {
             requests,
             None,
         )
+    }
+
+    /// Switches the source off for the run: it cannot be reached
+    /// (`why`). Returns the message and whether this call switched it off.
+    fn go_offline(&self, why: &str) -> (String, bool) {
+        let msg = format!("offline: could not reach {} ({why})", self.name);
+        let mut st = self.state();
+        let first = st.off.is_none();
+        if first {
+            st.off = Some(msg.clone());
+        }
+        (msg, first)
+    }
+
+    /// Counts a failed request (`last_error`). After SWITCH_OFF_AFTER in
+    /// a row the source is off for the run: returns `Some`, with the
+    /// message to say when this call switched it off. Counting and
+    /// switching off are one step under the lock, so that of lookups
+    /// failing at once exactly one switches the source off and says so.
+    fn count_failure(&self, last_error: &str) -> Option<Option<String>> {
+        let mut st = self.state();
+        st.failures += 1;
+        let failures = st.failures;
+        if failures < SWITCH_OFF_AFTER {
+            return None;
+        }
+        let first = st.off.is_none();
+        if first {
+            st.off = Some(format!(
+                "{} is off for this run after {failures} failed requests in a row",
+                self.name
+            ));
+        }
+        Some(first.then(|| {
+            format!(
+                "online: {} switched off for this run after {failures} failed requests in a row (last: {last_error})",
+                self.name
+            )
+        }))
     }
 
     fn ended(&self, fetched: Fetched, requests: u32, switched_off: Option<String>) -> Exchange {

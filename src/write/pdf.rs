@@ -120,6 +120,62 @@ fn xmp_fields(meta: &Metadata) -> XmpFields {
 
 /// Works out the update that puts `meta` into the PDF `bytes`.
 pub fn plan(bytes: &[u8], meta: &Metadata) -> Result<Update, Refusal> {
+    let (doc, prev) = load_for_update(bytes)?;
+    let root_id = doc
+        .trailer
+        .get(b"Root")
+        .and_then(Object::as_reference)
+        .map_err(|_| Refusal::Unreadable("trailer has no /Root reference".into()))?;
+    let catalog = doc
+        .get_dictionary(root_id)
+        .map_err(|e| Refusal::Unreadable(format!("catalog: {e}")))?;
+    let page_count = doc.get_pages().len();
+
+    let mut ids = Ids {
+        next: trailer_size(&doc).max(doc.max_id.saturating_add(1)),
+    };
+    let mut objects: Vec<(ObjectId, Vec<u8>)> = Vec::new();
+    let mut warnings = Vec::new();
+    let info = info_entries(meta);
+    let trailer_info = update_info(&doc, &info, &mut ids, &mut objects);
+    let xmp_update = XmpUpdate {
+        doc: &doc,
+        catalog,
+        root_id,
+    };
+    warnings.extend(xmp_update.apply(meta, &mut ids, &mut objects));
+
+    if objects.is_empty() {
+        return Ok(Update {
+            appended: Vec::new(),
+            page_count,
+            info,
+            new_startxref: None,
+            warnings,
+        });
+    }
+    let section = Section {
+        doc: &doc,
+        base: bytes.len(),
+        root_id,
+        trailer_info,
+        prev,
+        next_id: ids.next,
+    };
+    let (out, xref_at) = section.frame(bytes, objects);
+    Ok(Update {
+        appended: out,
+        page_count,
+        info,
+        new_startxref: Some(xref_at),
+        warnings,
+    })
+}
+
+/// Loads `bytes` for an incremental update: refuses an encrypted or signed
+/// file and one whose cross-reference data needed repair. Returns the
+/// document and the offset of its last cross-reference section.
+fn load_for_update(bytes: &[u8]) -> Result<(Document, usize), Refusal> {
     let doc = match Document::load_mem(bytes) {
         Ok(doc) => doc,
         // A PDF whose key we lack often fails to load at all.
@@ -147,27 +203,33 @@ pub fn plan(bytes: &[u8], meta: &Metadata) -> Result<Update, Refusal> {
     if is_signed(&doc) {
         return Err(Refusal::Signed);
     }
-    let root_id = doc
-        .trailer
-        .get(b"Root")
-        .and_then(Object::as_reference)
-        .map_err(|_| Refusal::Unreadable("trailer has no /Root reference".into()))?;
-    let catalog = doc
-        .get_dictionary(root_id)
-        .map_err(|e| Refusal::Unreadable(format!("catalog: {e}")))?;
-    let page_count = doc.get_pages().len();
+    Ok((doc, prev))
+}
 
-    let mut next_id = trailer_size(&doc).max(doc.max_id.saturating_add(1));
-    let mut alloc = || {
-        let id = (next_id, 0u16);
-        next_id += 1;
+/// The object numbers handed out to new objects of the update.
+struct Ids {
+    /// The next free object number.
+    next: u32,
+}
+
+impl Ids {
+    fn alloc(&mut self) -> ObjectId {
+        let id = (self.next, 0u16);
+        self.next += 1;
         id
-    };
-    let mut objects: Vec<(ObjectId, Vec<u8>)> = Vec::new();
-    let mut warnings = Vec::new();
+    }
+}
 
-    // Info dictionary.
-    let info = info_entries(meta);
+/// Adds the new Info dictionary to `objects` when its entries change, and
+/// returns what the new trailer's /Info is: the old entry when unchanged
+/// (a trailer of an update must repeat it), else a reference to the new
+/// version (same object number when it was indirect).
+fn update_info(
+    doc: &Document,
+    info: &[(&'static str, String)],
+    ids: &mut Ids,
+    objects: &mut Vec<(ObjectId, Vec<u8>)>,
+) -> Option<Object> {
     // An /Info reference that does not lead to a dictionary is not reused:
     // its object number may belong to something else in a sloppy file.
     let (info_id, old_info) = match doc.trailer.get(b"Info") {
@@ -185,37 +247,54 @@ pub fn plan(bytes: &[u8], meta: &Metadata) -> Result<Update, Refusal> {
             .and_then(|o| lopdf::decode_text_string(o).ok())
             .is_some_and(|old| old == *v)
     });
-    // What the new trailer's /Info is: the old entry when unchanged (a
-    // trailer of an update must repeat it), else a reference to the new
-    // version (same object number when it was indirect).
-    let trailer_info = if info_same {
-        doc.trailer.get(b"Info").ok().cloned()
-    } else {
-        let mut dict = old_info;
-        for (k, v) in &info {
-            dict.set(k.as_bytes().to_vec(), text_string(v));
-        }
-        let id = info_id.unwrap_or_else(&mut alloc);
-        objects.push((id, serialize(&Object::Dictionary(dict))));
-        Some(Object::Reference(id))
-    };
+    if info_same {
+        return doc.trailer.get(b"Info").ok().cloned();
+    }
+    let mut dict = old_info;
+    for (k, v) in info {
+        dict.set(k.as_bytes().to_vec(), text_string(v));
+    }
+    let id = info_id.unwrap_or_else(|| ids.alloc());
+    objects.push((id, serialize(&Object::Dictionary(dict))));
+    Some(Object::Reference(id))
+}
 
-    // XMP packet, and the catalog when it gains a /Metadata entry.
-    let meta_ref = catalog.get(b"Metadata").and_then(Object::as_reference).ok();
-    let old_xmp = meta_ref
-        .and_then(|id| doc.get_object(id).ok())
-        .and_then(|o| o.as_stream().ok())
-        .and_then(|s| s.get_plain_content().ok());
-    let (packet, warning) = xmp::merge(old_xmp.as_deref(), &xmp_fields(meta));
-    warnings.extend(warning);
-    if old_xmp.as_deref() != Some(packet.as_slice()) {
+/// The document's catalog, for updating its XMP packet.
+struct XmpUpdate<'d> {
+    doc: &'d Document,
+    catalog: &'d Dictionary,
+    root_id: ObjectId,
+}
+
+impl XmpUpdate<'_> {
+    /// Adds the merged XMP packet to `objects` when it changes, and the
+    /// catalog when it gains a /Metadata entry. Returns the merge's warning.
+    fn apply(
+        &self,
+        meta: &Metadata,
+        ids: &mut Ids,
+        objects: &mut Vec<(ObjectId, Vec<u8>)>,
+    ) -> Option<String> {
+        let meta_ref = self
+            .catalog
+            .get(b"Metadata")
+            .and_then(Object::as_reference)
+            .ok();
+        let old_xmp = meta_ref
+            .and_then(|id| self.doc.get_object(id).ok())
+            .and_then(|o| o.as_stream().ok())
+            .and_then(|s| s.get_plain_content().ok());
+        let (packet, warning) = xmp::merge(old_xmp.as_deref(), &xmp_fields(meta));
+        if old_xmp.as_deref() == Some(packet.as_slice()) {
+            return warning;
+        }
         let xmp_id = match (meta_ref, &old_xmp) {
             (Some(id), Some(_)) => id,
             _ => {
-                let id = alloc();
-                let mut cat = catalog.clone();
+                let id = ids.alloc();
+                let mut cat = self.catalog.clone();
                 cat.set("Metadata", Object::Reference(id));
-                objects.push((root_id, serialize(&Object::Dictionary(cat))));
+                objects.push((self.root_id, serialize(&Object::Dictionary(cat))));
                 id
             }
         };
@@ -227,96 +306,121 @@ pub fn plan(bytes: &[u8], meta: &Metadata) -> Result<Update, Refusal> {
         body.extend_from_slice(&packet);
         body.extend_from_slice(b"\nendstream");
         objects.push((xmp_id, body));
+        warning
     }
+}
 
-    if objects.is_empty() {
-        return Ok(Update {
-            appended: Vec::new(),
-            page_count,
-            info,
-            new_startxref: None,
-            warnings,
-        });
-    }
+/// What the appended section's trailer needs besides its objects.
+struct Section<'d> {
+    doc: &'d Document,
+    /// The length of the file the section is appended to.
+    base: usize,
+    root_id: ObjectId,
+    trailer_info: Option<Object>,
+    /// The offset of the previous cross-reference section.
+    prev: usize,
+    /// The first object number not used by the update.
+    next_id: u32,
+}
 
-    // Frame the objects and the cross-reference section.
-    let mut out = Vec::new();
-    if !matches!(bytes.last(), Some(b'\n' | b'\r')) {
-        out.push(b'\n');
-    }
-    let base = bytes.len();
-    let mut offsets: Vec<(ObjectId, usize)> = Vec::new();
-    objects.sort_by_key(|(id, _)| *id);
-    for (id, body) in &objects {
-        offsets.push((*id, base + out.len()));
-        out.extend_from_slice(format!("{} {} obj\n", id.0, id.1).as_bytes());
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let mut trailer = Dictionary::new();
-    trailer.set("Root", Object::Reference(root_id));
-    if let Some(info) = trailer_info {
-        trailer.set("Info", info);
-    }
-    trailer.set("Prev", Object::Integer(prev as i64));
-    if let Some(id) = new_file_id(&doc, &objects) {
-        trailer.set("ID", id);
-    }
-    let xref_at = base + out.len();
-    match doc.reference_table.cross_reference_type {
-        lopdf::xref::XrefType::CrossReferenceTable => {
-            trailer.set("Size", Object::Integer(next_id as i64));
-            out.extend_from_slice(b"xref\n");
-            for run in runs(&offsets) {
-                out.extend_from_slice(format!("{} {}\n", run[0].0.0, run.len()).as_bytes());
-                for ((_, generation), off) in run {
-                    // Exactly 20 bytes per entry, with a two-byte end of line.
-                    out.extend_from_slice(format!("{off:010} {generation:05} n\r\n").as_bytes());
-                }
-            }
-            out.extend_from_slice(b"trailer\n");
-            out.extend_from_slice(&serialize(&Object::Dictionary(trailer)));
+impl Section<'_> {
+    /// Frames the objects and the cross-reference section (a table or a
+    /// stream, as the file has) to append to `bytes`. Returns the bytes to
+    /// append and the new section's offset.
+    fn frame(self, bytes: &[u8], mut objects: Vec<(ObjectId, Vec<u8>)>) -> (Vec<u8>, usize) {
+        let mut out = Vec::new();
+        if !matches!(bytes.last(), Some(b'\n' | b'\r')) {
             out.push(b'\n');
         }
-        lopdf::xref::XrefType::CrossReferenceStream => {
-            // The stream is an object too and lists itself.
-            let xref_id = (next_id, 0u16);
-            offsets.push((xref_id, xref_at));
-            let width = bytes_for(xref_at as u64);
-            let mut data = Vec::new();
-            let mut index = Vec::new();
-            for run in runs(&offsets) {
-                index.push(Object::Integer(run[0].0.0 as i64));
-                index.push(Object::Integer(run.len() as i64));
-                for ((_, generation), off) in run {
-                    data.push(1u8);
-                    data.extend_from_slice(&(*off as u64).to_be_bytes()[8 - width..]);
-                    data.extend_from_slice(&generation.to_be_bytes());
-                }
+        let mut offsets: Vec<(ObjectId, usize)> = Vec::new();
+        objects.sort_by_key(|(id, _)| *id);
+        for (id, body) in &objects {
+            offsets.push((*id, self.base + out.len()));
+            out.extend_from_slice(format!("{} {} obj\n", id.0, id.1).as_bytes());
+            out.extend_from_slice(body);
+            out.extend_from_slice(b"\nendobj\n");
+        }
+        let mut trailer = Dictionary::new();
+        trailer.set("Root", Object::Reference(self.root_id));
+        if let Some(info) = self.trailer_info {
+            trailer.set("Info", info);
+        }
+        trailer.set("Prev", Object::Integer(self.prev as i64));
+        if let Some(id) = new_file_id(self.doc, &objects) {
+            trailer.set("ID", id);
+        }
+        let xref_at = self.base + out.len();
+        match self.doc.reference_table.cross_reference_type {
+            lopdf::xref::XrefType::CrossReferenceTable => {
+                xref_table(&mut out, trailer, &offsets, self.next_id)
             }
-            trailer.set("Type", Object::Name(b"XRef".to_vec()));
-            trailer.set("Size", Object::Integer(next_id as i64 + 1));
-            trailer.set("Index", Object::Array(index));
-            trailer.set(
-                "W",
-                Object::Array(vec![1.into(), (width as i64).into(), 2.into()]),
-            );
-            trailer.set("Length", Object::Integer(data.len() as i64));
-            out.extend_from_slice(format!("{} 0 obj\n", xref_id.0).as_bytes());
-            out.extend_from_slice(&serialize(&Object::Dictionary(trailer)));
-            out.extend_from_slice(b"\nstream\n");
-            out.extend_from_slice(&data);
-            out.extend_from_slice(b"\nendstream\nendobj\n");
+            lopdf::xref::XrefType::CrossReferenceStream => {
+                xref_stream(&mut out, trailer, offsets, self.next_id, xref_at)
+            }
+        }
+        out.extend_from_slice(format!("startxref\n{xref_at}\n%%EOF\n").as_bytes());
+        (out, xref_at)
+    }
+}
+
+/// Writes a classic cross-reference table and its trailer to `out`.
+fn xref_table(
+    out: &mut Vec<u8>,
+    mut trailer: Dictionary,
+    offsets: &[(ObjectId, usize)],
+    next_id: u32,
+) {
+    trailer.set("Size", Object::Integer(next_id as i64));
+    out.extend_from_slice(b"xref\n");
+    for run in runs(offsets) {
+        out.extend_from_slice(format!("{} {}\n", run[0].0.0, run.len()).as_bytes());
+        for ((_, generation), off) in run {
+            // Exactly 20 bytes per entry, with a two-byte end of line.
+            out.extend_from_slice(format!("{off:010} {generation:05} n\r\n").as_bytes());
         }
     }
-    out.extend_from_slice(format!("startxref\n{xref_at}\n%%EOF\n").as_bytes());
-    Ok(Update {
-        appended: out,
-        page_count,
-        info,
-        new_startxref: Some(xref_at),
-        warnings,
-    })
+    out.extend_from_slice(b"trailer\n");
+    out.extend_from_slice(&serialize(&Object::Dictionary(trailer)));
+    out.push(b'\n');
+}
+
+/// Writes a cross-reference stream (object `next_id`, at `xref_at`) whose
+/// dictionary is the trailer to `out`.
+fn xref_stream(
+    out: &mut Vec<u8>,
+    mut trailer: Dictionary,
+    mut offsets: Vec<(ObjectId, usize)>,
+    next_id: u32,
+    xref_at: usize,
+) {
+    // The stream is an object too and lists itself.
+    let xref_id = (next_id, 0u16);
+    offsets.push((xref_id, xref_at));
+    let width = bytes_for(xref_at as u64);
+    let mut data = Vec::new();
+    let mut index = Vec::new();
+    for run in runs(&offsets) {
+        index.push(Object::Integer(run[0].0.0 as i64));
+        index.push(Object::Integer(run.len() as i64));
+        for ((_, generation), off) in run {
+            data.push(1u8);
+            data.extend_from_slice(&(*off as u64).to_be_bytes()[8 - width..]);
+            data.extend_from_slice(&generation.to_be_bytes());
+        }
+    }
+    trailer.set("Type", Object::Name(b"XRef".to_vec()));
+    trailer.set("Size", Object::Integer(next_id as i64 + 1));
+    trailer.set("Index", Object::Array(index));
+    trailer.set(
+        "W",
+        Object::Array(vec![1.into(), (width as i64).into(), 2.into()]),
+    );
+    trailer.set("Length", Object::Integer(data.len() as i64));
+    out.extend_from_slice(format!("{} 0 obj\n", xref_id.0).as_bytes());
+    out.extend_from_slice(&serialize(&Object::Dictionary(trailer)));
+    out.extend_from_slice(b"\nstream\n");
+    out.extend_from_slice(&data);
+    out.extend_from_slice(b"\nendstream\nendobj\n");
 }
 
 /// Reads a freshly written file back: it parses without repair, its last

@@ -471,22 +471,64 @@ fn sweep_temps(
 /// and never keeps the other entries from being undone. Call it while
 /// holding the project lock.
 pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
-    let live = |s: &State| matches!(s, State::Done | State::Pending | State::Undoing);
     let mut warnings = Vec::new();
-    let chosen = match run_id {
-        Some(id) => {
-            let j = Journal::for_run(cache_dir, id);
-            if !j.path().exists() {
-                bail!(
-                    "no journal for run {id:?} in {}",
-                    journal::journal_dir(cache_dir).display()
-                );
-            }
-            Some(j.path().to_path_buf())
-        }
-        None => None,
-    };
+    let chosen = chosen_journal(cache_dir, run_id)?;
     let mut problems = Vec::new();
+    let candidates = settle_for_undo(cache_dir, chosen.as_deref(), &mut warnings, &mut problems)?;
+    let journal = match chosen {
+        Some(_) => Journal::for_run(cache_dir, run_id.unwrap_or_default()),
+        None => match candidates.into_iter().max_by_key(|(t, _)| *t) {
+            Some((_, j)) => j,
+            None => {
+                return Ok(UndoReport {
+                    warnings: escaped(warnings),
+                    ..UndoReport::default()
+                });
+            }
+        },
+    };
+    let mut report = UndoReport {
+        problems,
+        warnings,
+        ..UndoReport::default()
+    };
+    undo_journal(&journal, run_id, &mut report)?;
+    report.problems = escaped(report.problems);
+    report.warnings = escaped(report.warnings);
+    Ok(report)
+}
+
+/// Whether a journal entry in this state may still be in effect.
+fn live(s: &State) -> bool {
+    matches!(s, State::Done | State::Pending | State::Undoing)
+}
+
+/// The path of the journal of run `run_id` when one is asked for; an
+/// error when that run has none.
+fn chosen_journal(cache_dir: &Path, run_id: Option<&str>) -> Result<Option<PathBuf>> {
+    let Some(id) = run_id else {
+        return Ok(None);
+    };
+    let j = Journal::for_run(cache_dir, id);
+    if !j.path().exists() {
+        bail!(
+            "no journal for run {id:?} in {}",
+            journal::journal_dir(cache_dir).display()
+        );
+    }
+    Ok(Some(j.path().to_path_buf()))
+}
+
+/// Repairs and settles every journal (the `chosen` one's problems go to
+/// `problems`, the others' to `warnings`). Without a chosen journal,
+/// returns the journals with entries still in effect and their start
+/// times, to undo the latest of them.
+fn settle_for_undo(
+    cache_dir: &Path,
+    chosen: Option<&Path>,
+    warnings: &mut Vec<String>,
+    problems: &mut Vec<String>,
+) -> Result<Vec<(u64, Journal)>> {
     let mut candidates = Vec::new();
     for j in journal::all_journals(cache_dir).with_context(|| {
         format!(
@@ -494,11 +536,11 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
             journal::journal_dir(cache_dir).display()
         )
     })? {
-        repair(&j, &mut warnings);
+        repair(&j, warnings);
         let mut settled = CleanupReport::default();
         settle(&j, &mut settled);
         warnings.extend(settled.warnings);
-        if chosen.as_deref() == Some(j.path()) {
+        if chosen == Some(j.path()) {
             problems.extend(settled.problems);
             continue;
         }
@@ -517,23 +559,13 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
             }
         }
     }
-    let journal = match chosen {
-        Some(_) => Journal::for_run(cache_dir, run_id.unwrap_or_default()),
-        None => match candidates.into_iter().max_by_key(|(t, _)| *t) {
-            Some((_, j)) => j,
-            None => {
-                return Ok(UndoReport {
-                    warnings: escaped(warnings),
-                    ..UndoReport::default()
-                });
-            }
-        },
-    };
-    let mut report = UndoReport {
-        problems,
-        warnings,
-        ..UndoReport::default()
-    };
+    Ok(candidates)
+}
+
+/// Undoes the done entries of `journal`, latest first, into `report`
+/// (a failed entry is a problem and never stops the others); a write
+/// that was refused is a problem too.
+fn undo_journal(journal: &Journal, run_id: Option<&str>, report: &mut UndoReport) -> Result<()> {
     let contents = journal
         .read()
         .with_context(|| format!("reading the write journal {}", journal.path().display()))?;
@@ -547,7 +579,7 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
         if *state != State::Done {
             continue;
         }
-        match undo_entry(&journal, e, &mut report) {
+        match undo_entry(journal, e, report) {
             Ok(()) => {}
             Err(err) => report
                 .problems
@@ -562,9 +594,7 @@ pub fn undo(cache_dir: &Path, run_id: Option<&str>) -> Result<UndoReport> {
                 .push(format!("{}: not undone: {why}", e.new_path.display()));
         }
     }
-    report.problems = escaped(report.problems);
-    report.warnings = escaped(report.warnings);
-    Ok(report)
+    Ok(())
 }
 
 /// Messages for the terminal: a file name's newlines and escape sequences

@@ -181,12 +181,50 @@ fn empty_packet() -> String {
     )
 }
 
+/// `text` (an XMP packet) with the properties colophon manages taken out
+/// of every rdf:Description and one Description of `fields` added at the
+/// end of rdf:RDF; everything else keeps its bytes.
 fn merge_text(text: &str, fields: &XmpFields) -> Result<String, String> {
     let doc = parse(text)?;
     let (rdf, scope) = find_rdf(&doc, &Scope::default()).ok_or("no rdf:RDF element")?;
     if rdf.self_closing {
         return Err("empty <rdf:RDF/>".into());
     }
+    let (mut removals, about) = managed_spans(rdf, &scope, fields);
+    // Take the whitespace before each removed piece with it, so that the
+    // formatting of what remains stays as it was.
+    let bytes = text.as_bytes();
+    for r in &mut removals {
+        while r.start > 0 && matches!(bytes[r.start - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            r.start -= 1;
+        }
+    }
+    removals.sort_by_key(|r| r.start);
+
+    let mut insert_at = rdf.end_tag_start;
+    while insert_at > 0 && matches!(bytes[insert_at - 1], b' ' | b'\t' | b'\r' | b'\n') {
+        insert_at -= 1;
+    }
+    let insertion = if fields.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n  {}",
+            fields.description_element(about.as_deref().unwrap_or(""))
+        )
+    };
+    Ok(splice(text, &removals, insert_at, &insertion))
+}
+
+/// The spans of `rdf`'s Descriptions that hold properties colophon
+/// manages (a whole Description when it holds nothing else), in document
+/// order, and the first Description's rdf:about (escaped for a
+/// double-quoted attribute).
+fn managed_spans(
+    rdf: &Element,
+    scope: &Scope,
+    fields: &XmpFields,
+) -> (Vec<Range<usize>>, Option<String>) {
     let managed = fields.managed();
     let is_managed = |scope: &Scope, qname: &str| {
         let (uri, local) = scope.resolve(qname);
@@ -194,7 +232,6 @@ fn merge_text(text: &str, fields: &XmpFields) -> Result<String, String> {
             .iter()
             .any(|(ns, l)| *l == local && uri.is_some_and(|u| ns.matches(u)))
     };
-
     let mut removals: Vec<Range<usize>> = Vec::new();
     let mut about: Option<String> = None;
     for desc in &rdf.children {
@@ -239,53 +276,37 @@ fn merge_text(text: &str, fields: &XmpFields) -> Result<String, String> {
             removals.extend(dropped);
         }
     }
-    // Take the whitespace before each removed piece with it, so that the
-    // formatting of what remains stays as it was.
-    let bytes = text.as_bytes();
-    for r in &mut removals {
-        while r.start > 0 && matches!(bytes[r.start - 1], b' ' | b'\t' | b'\r' | b'\n') {
-            r.start -= 1;
-        }
-    }
-    removals.sort_by_key(|r| r.start);
+    (removals, about)
+}
 
-    let mut insert_at = rdf.end_tag_start;
-    while insert_at > 0 && matches!(bytes[insert_at - 1], b' ' | b'\t' | b'\r' | b'\n') {
-        insert_at -= 1;
-    }
-    let insertion = if fields.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\n  {}",
-            fields.description_element(about.as_deref().unwrap_or(""))
-        )
-    };
-
+/// `text` without the sorted `removals` and with `insertion` at byte
+/// `insert_at` (where a removal spans it, right after the removal's
+/// start).
+fn splice(text: &str, removals: &[Range<usize>], insert_at: usize, insertion: &str) -> String {
     let mut out = String::with_capacity(text.len() + insertion.len());
     let mut pos = 0;
     let mut inserted = false;
     for r in removals {
         if !inserted && insert_at <= r.start {
             out.push_str(&text[pos..insert_at]);
-            out.push_str(&insertion);
+            out.push_str(insertion);
             pos = insert_at;
             inserted = true;
         }
         out.push_str(&text[pos..r.start]);
         pos = r.end;
         if !inserted && insert_at <= r.end {
-            out.push_str(&insertion);
+            out.push_str(insertion);
             inserted = true;
         }
     }
     if !inserted {
         out.push_str(&text[pos..insert_at]);
-        out.push_str(&insertion);
+        out.push_str(insertion);
         pos = insert_at;
     }
     out.push_str(&text[pos..]);
-    Ok(out)
+    out
 }
 
 /// XML text escaping, dropping characters XML 1.0 cannot carry (also

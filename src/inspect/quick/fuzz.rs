@@ -133,120 +133,14 @@ pub fn mutate(base: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
         out.extend_from_slice(b"%PDF-1.4\n");
     }
     match KINDS[kind % KINDS.len()] {
-        "flip" => {
-            for _ in 0..1 + rng.below(32) {
-                let at = rng.below(out.len());
-                out[at] = if rng.below(2) == 0 {
-                    out[at] ^ (1 << rng.below(8))
-                } else {
-                    rng.next_u64() as u8
-                };
-            }
-        }
+        "flip" => flip_bytes(&mut out, rng),
         "truncate" => out.truncate(1 + rng.below(out.len())),
-        "splice" => {
-            let from = rng.below(out.len());
-            let len = rng.below((out.len() - from).min(4096)) + 1;
-            let span = out[from..from + len].to_vec();
-            if rng.below(2) == 0 {
-                out.drain(from..from + len);
-            } else {
-                let at = rng.below(out.len());
-                out.splice(at..at, span);
-            }
-        }
-        "odd-number" => {
-            const ODD: [&[u8]; 9] = [
-                b"-1",
-                b"0",
-                b"4294967296",
-                b"99999999999999999999",
-                b"2147483647",
-                b"1e308",
-                b"-0.0",
-                b"65535",
-                b"3.5",
-            ];
-            for _ in 0..1 + rng.below(4) {
-                let at = rng.below(out.len());
-                let Some(start) = out[at..].iter().position(u8::is_ascii_digit) else {
-                    break;
-                };
-                let start = at + start;
-                let end = start
-                    + out[start..]
-                        .iter()
-                        .position(|c| !c.is_ascii_digit())
-                        .unwrap_or(out.len() - start);
-                out.splice(start..end, rng.pick(&ODD).iter().copied());
-            }
-        }
+        "splice" => splice_span(&mut out, rng),
+        "odd-number" => odd_numbers(&mut out, rng),
         "broken-xref" => break_xref(&mut out, rng),
-        "deep-nesting" => {
-            let depth = 100_000;
-            let (open, close): (&[u8], &[u8]) = *rng.pick(&[
-                (b"[".as_slice(), b"]".as_slice()),
-                (b"<</A ", b">>"),
-                (b"q ", b"Q "),
-            ]);
-            let mut deep = open.repeat(depth);
-            if rng.below(2) == 0 {
-                deep.extend(close.repeat(depth));
-            }
-            if open == b"q " {
-                out = new_page(&out, &deep, b"", rng);
-            } else {
-                let mut obj = b"<< /Type /Pages /Kids [] /Count 0 /Deep ".to_vec();
-                obj.extend(&deep);
-                obj.extend(b" >>");
-                let mut resources = b"<< /Font ".to_vec();
-                resources.extend(&deep);
-                resources.extend(b" >>");
-                out = if rng.below(2) == 0 {
-                    update(&out, &[(NEW_OBJECTS, obj)], NEW_OBJECTS, None)
-                } else {
-                    new_page(&out, b"BT /F1 9 Tf (a) Tj ET", &resources, rng)
-                };
-            }
-        }
-        "prev-loop" => {
-            let catalog = b"<< /Type /Catalog /Pages 2 0 R >>".to_vec();
-            out = update(
-                &out,
-                &[(NEW_OBJECTS, catalog)],
-                NEW_OBJECTS,
-                Some(Prev::Own),
-            );
-            if rng.below(2) == 0 {
-                // A second section pointing back at the first, which
-                // points at itself.
-                let first = prev_of(&out);
-                out = update(&out, &[], NEW_OBJECTS, Some(Prev::At(first)));
-            }
-        }
-        "self-page-tree" => {
-            let n = NEW_OBJECTS;
-            let pages = match rng.below(3) {
-                0 => format!("<< /Type /Pages /Kids [{n} 0 R] /Count 3 >>"),
-                1 => format!("<< /Type /Pages /Kids [{} 0 R {n} 0 R] /Count 9 >>", n + 1),
-                _ => format!(
-                    "<< /Type /Pages /Kids [{} 0 R] /Count 1 /Parent {n} 0 R >>",
-                    n + 1
-                ),
-            };
-            let kid = format!("<< /Type /Pages /Kids [{n} 0 R] /Parent {n} 0 R /Count 2 >>");
-            let catalog = format!("<< /Type /Catalog /Pages {n} 0 R >>");
-            out = update(
-                &out,
-                &[
-                    (n, pages.into_bytes()),
-                    (n + 1, kid.into_bytes()),
-                    (n + 2, catalog.into_bytes()),
-                ],
-                n + 2,
-                None,
-            );
-        }
+        "deep-nesting" => out = deep_nesting(&out, rng),
+        "prev-loop" => out = prev_loop(&out, rng),
+        "self-page-tree" => out = self_page_tree(&out, rng),
         "flate-bomb" => {
             let data = &bombs().flate;
             out = new_page_with_stream(&out, data, b"/Filter [/FlateDecode /FlateDecode]", rng);
@@ -256,37 +150,165 @@ pub fn mutate(base: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
             out = new_page_with_stream(&out, data, b"/Filter /LZWDecode", rng);
         }
         "cmap-bomb" => out = cmap_bomb_page(&out, rng),
-        "direct-font-spam" => {
-            let shows = b"/F1 9 Tf 1 0 0 1 72 700 Tm (ab) Tj ".repeat(2000 + rng.below(8000));
-            let mut content = b"BT ".to_vec();
-            content.extend(shows);
-            content.extend(b"ET");
-            let resources = format!(
-                "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman \
-                 /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [{}] >> >> >>",
-                "444 ".repeat(95)
-            );
-            out = new_page(&out, &content, resources.as_bytes(), rng);
-        }
-        "xref-stream-bomb" => {
-            let data = &bombs().flate;
-            let at = out.len() + 1;
-            let n = NEW_OBJECTS;
-            let mut obj = format!(
-                "{n} 0 obj\n<< /Type /XRef /Size {} /W [1 4 2] /Root 1 0 R /Length {} \
-                 /Filter [/FlateDecode /FlateDecode] >>\nstream\n",
-                n + 1,
-                data.len()
-            )
-            .into_bytes();
-            obj.extend(data);
-            obj.extend(format!("\nendstream\nendobj\nstartxref\n{at}\n%%EOF\n").into_bytes());
-            out.push(b'\n');
-            out.extend(obj);
-        }
+        "direct-font-spam" => out = direct_font_spam(&out, rng),
+        "xref-stream-bomb" => xref_stream_bomb(&mut out),
         other => unreachable!("{other}"),
     }
     out
+}
+
+/// Flips one bit of, or overwrites, up to 32 bytes.
+fn flip_bytes(out: &mut [u8], rng: &mut Rng) {
+    for _ in 0..1 + rng.below(32) {
+        let at = rng.below(out.len());
+        out[at] = if rng.below(2) == 0 {
+            out[at] ^ (1 << rng.below(8))
+        } else {
+            rng.next_u64() as u8
+        };
+    }
+}
+
+/// Deletes a span of up to 4 KiB, or copies it elsewhere.
+fn splice_span(out: &mut Vec<u8>, rng: &mut Rng) {
+    let from = rng.below(out.len());
+    let len = rng.below((out.len() - from).min(4096)) + 1;
+    let span = out[from..from + len].to_vec();
+    if rng.below(2) == 0 {
+        out.drain(from..from + len);
+    } else {
+        let at = rng.below(out.len());
+        out.splice(at..at, span);
+    }
+}
+
+/// Replaces up to four numbers with ones at the edges of what readers
+/// hold (negative, huge, fractional where an integer is due).
+fn odd_numbers(out: &mut Vec<u8>, rng: &mut Rng) {
+    const ODD: [&[u8]; 9] = [
+        b"-1",
+        b"0",
+        b"4294967296",
+        b"99999999999999999999",
+        b"2147483647",
+        b"1e308",
+        b"-0.0",
+        b"65535",
+        b"3.5",
+    ];
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(out.len());
+        let Some(start) = out[at..].iter().position(u8::is_ascii_digit) else {
+            break;
+        };
+        let start = at + start;
+        let end = start
+            + out[start..]
+                .iter()
+                .position(|c| !c.is_ascii_digit())
+                .unwrap_or(out.len() - start);
+        out.splice(start..end, rng.pick(&ODD).iter().copied());
+    }
+}
+
+/// `out` with 100,000-deep nesting of arrays, dictionaries or graphics
+/// states added: in a new object, a page's resources or its content.
+fn deep_nesting(out: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let depth = 100_000;
+    let (open, close): (&[u8], &[u8]) = *rng.pick(&[
+        (b"[".as_slice(), b"]".as_slice()),
+        (b"<</A ", b">>"),
+        (b"q ", b"Q "),
+    ]);
+    let mut deep = open.repeat(depth);
+    if rng.below(2) == 0 {
+        deep.extend(close.repeat(depth));
+    }
+    if open == b"q " {
+        return new_page(out, &deep, b"", rng);
+    }
+    let mut obj = b"<< /Type /Pages /Kids [] /Count 0 /Deep ".to_vec();
+    obj.extend(&deep);
+    obj.extend(b" >>");
+    let mut resources = b"<< /Font ".to_vec();
+    resources.extend(&deep);
+    resources.extend(b" >>");
+    if rng.below(2) == 0 {
+        update(out, &[(NEW_OBJECTS, obj)], NEW_OBJECTS, None)
+    } else {
+        new_page(out, b"BT /F1 9 Tf (a) Tj ET", &resources, rng)
+    }
+}
+
+/// `out` with an update section whose `/Prev` points at itself (and
+/// maybe a second one pointing back at it).
+fn prev_loop(out: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let catalog = b"<< /Type /Catalog /Pages 2 0 R >>".to_vec();
+    let mut out = update(out, &[(NEW_OBJECTS, catalog)], NEW_OBJECTS, Some(Prev::Own));
+    if rng.below(2) == 0 {
+        // A second section pointing back at the first, which points at
+        // itself.
+        let first = prev_of(&out);
+        out = update(&out, &[], NEW_OBJECTS, Some(Prev::At(first)));
+    }
+    out
+}
+
+/// `out` with a new catalog whose page tree contains itself.
+fn self_page_tree(out: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let n = NEW_OBJECTS;
+    let pages = match rng.below(3) {
+        0 => format!("<< /Type /Pages /Kids [{n} 0 R] /Count 3 >>"),
+        1 => format!("<< /Type /Pages /Kids [{} 0 R {n} 0 R] /Count 9 >>", n + 1),
+        _ => format!(
+            "<< /Type /Pages /Kids [{} 0 R] /Count 1 /Parent {n} 0 R >>",
+            n + 1
+        ),
+    };
+    let kid = format!("<< /Type /Pages /Kids [{n} 0 R] /Parent {n} 0 R /Count 2 >>");
+    let catalog = format!("<< /Type /Catalog /Pages {n} 0 R >>");
+    update(
+        out,
+        &[
+            (n, pages.into_bytes()),
+            (n + 1, kid.into_bytes()),
+            (n + 2, catalog.into_bytes()),
+        ],
+        n + 2,
+        None,
+    )
+}
+
+/// `out` with a new page that sets a direct font thousands of times.
+fn direct_font_spam(out: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let shows = b"/F1 9 Tf 1 0 0 1 72 700 Tm (ab) Tj ".repeat(2000 + rng.below(8000));
+    let mut content = b"BT ".to_vec();
+    content.extend(shows);
+    content.extend(b"ET");
+    let resources = format!(
+        "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman \
+         /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [{}] >> >> >>",
+        "444 ".repeat(95)
+    );
+    new_page(out, &content, resources.as_bytes(), rng)
+}
+
+/// Appends a cross-reference stream that is a Flate bomb.
+fn xref_stream_bomb(out: &mut Vec<u8>) {
+    let data = &bombs().flate;
+    let at = out.len() + 1;
+    let n = NEW_OBJECTS;
+    let mut obj = format!(
+        "{n} 0 obj\n<< /Type /XRef /Size {} /W [1 4 2] /Root 1 0 R /Length {} \
+         /Filter [/FlateDecode /FlateDecode] >>\nstream\n",
+        n + 1,
+        data.len()
+    )
+    .into_bytes();
+    obj.extend(data);
+    obj.extend(format!("\nendstream\nendobj\nstartxref\n{at}\n%%EOF\n").into_bytes());
+    out.push(b'\n');
+    out.extend(obj);
 }
 
 /// Breaks the cross-reference data: its offset, its keyword, its
