@@ -151,13 +151,27 @@ def is_silver(set_name, t):
     return set_name == "wild" or t.get("label") == "silver"
 
 
+def is_partial(set_name, t):
+    """Whether a null field means "not labelled" rather than "not there":
+    silver labels, and the real corpus's labels (its records say so in
+    `notes`); gold and the shared sets' read labels are complete."""
+    return is_silver(set_name, t) or "null = not labelled" in (t.get("notes") or "")
+
+
+def labelled(t):
+    """Whether a truth record labels anything (the real corpus lists
+    documents not labelled yet, every field null)."""
+    return t.get("label") != "none" and any(
+        v not in (None, [], "") for v in (t.get("truth") or {}).values())
+
+
 def load_set(name, run_dir, truth_path, mode):
     by_path, by_base = truth_index(truth_path)
     docs = []
     recs = [json.loads(l) for l in open(os.path.join(run_dir, "records.jsonl"))]
     for rec in recs:
         t, cond = find_truth(rec["path"], by_path, by_base)
-        if t is None:
+        if t is None or not labelled(t):
             continue
         stem = rec["path"][:-4] if rec["path"].lower().endswith(".pdf") else rec["path"]
         cpath = os.path.join(run_dir, "diagnostics", stem, "candidates.json")
@@ -173,6 +187,7 @@ def load_set(name, run_dir, truth_path, mode):
             "truth": t["truth"],
             "alt": t.get("alt") or {},
             "silver": is_silver(name, t),
+            "partial": is_partial(name, t),
             "verdict": (t.get("info") or {}).get("verdict") or "",
             "doi_absent": t.get("doi_absent", False),
             "clusters": clusters,
@@ -181,10 +196,11 @@ def load_set(name, run_dir, truth_path, mode):
 
 
 def known(doc, field):
-    """Whether the field's answer is known: read and generated truth is
-    complete (null = nothing there); silver null means unknown."""
+    """Whether the field's answer is known: gold and the shared sets' truth
+    is complete (null = nothing there); in partial labels null means
+    unknown."""
     tv = doc["truth"].get(field)
-    if not doc["silver"]:
+    if not doc["partial"]:
         return True
     if field == "doi" and doc["doi_absent"]:
         return True
@@ -775,7 +791,8 @@ def variants_main(args):
     per source, chosen by a hash of their id) and makes each one's
     -stripped and -junkinfo copy there (a copy already beside the original
     is linked instead)."""
-    truth = [t for t in json.load(open(args.truth)) if t.get("condition", "asis") == "asis"]
+    truth = [t for t in json.load(open(args.truth))
+             if t.get("condition", "asis") == "asis" and labelled(t)]
     per = collections.defaultdict(list)
     for t in truth:
         per[source_of("set", t, args.sources)].append(t)
