@@ -318,10 +318,9 @@ def examples(docs, field, score):
     return X, np.array(ys, dtype=float), owners, np.array(usable, dtype=bool)
 
 
-# Knots of a calibration map at most: the map is a monotone
-# piecewise-linear function from the trees' probability to the share of
-# clusters that were right, so that one MIN_CONFIDENCE means the same for
-# every field.
+# Knots of a calibration map: the map is a monotone piecewise-linear
+# function from the trees' probability to the share of clusters that were
+# right, so that one MIN_CONFIDENCE means the same for every field.
 CALIBRATION_KNOTS = 40
 # A sliver of the trees' own probability keeps the map strictly increasing,
 # so that calibration never changes which cluster of a document wins.
@@ -329,16 +328,23 @@ CALIBRATION_SLOPE = 1e-4
 
 
 def fit_calibration(p, y):
-    """Knots (x, y) of the isotonic fit of labels on probabilities,
-    thinned to CALIBRATION_KNOTS."""
-    from sklearn.isotonic import IsotonicRegression
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    iso.fit(p, y)
-    xs, ys = iso.X_thresholds_, iso.y_thresholds_
-    if len(xs) > CALIBRATION_KNOTS:
-        keep = np.unique(np.linspace(0, len(xs) - 1, CALIBRATION_KNOTS).round().astype(int))
-        xs, ys = xs[keep], ys[keep]
-    return [(float(a), float(b)) for a, b in zip(xs, ys)]
+    """Knots (x, y) of a logistic map of the trees' log-odds (Platt
+    scaling), sampled evenly in log-odds over the range seen. Smooth and
+    rising everywhere: an isotonic map pools the most probable clusters
+    into one flat step, and then no threshold can pick the surest of them
+    (a step right 97.7% of the time on average is all or nothing)."""
+    from sklearn.linear_model import LogisticRegression
+    p = np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)
+    z = np.log(p / (1 - p)).reshape(-1, 1)
+    lr = LogisticRegression(C=1e4)
+    lr.fit(z, y)
+    a, b = float(lr.coef_[0][0]), float(lr.intercept_[0])
+    if a <= 0:
+        raise SystemExit("train_ranker: the trees' probabilities do not rise with rightness")
+    zs = np.linspace(z.min(), z.max(), CALIBRATION_KNOTS)
+    xs = 1 / (1 + np.exp(-zs))
+    ys = 1 / (1 + np.exp(-(a * zs + b)))
+    return [(float(u), float(v)) for u, v in zip(xs, ys)]
 
 
 def calibrate(knots, p):
@@ -491,11 +497,12 @@ def judged_sources(docs):
     return sorted(s for s, n in source_sizes(docs).items() if n >= MIN_SOURCE_DOCS)
 
 
-def worst_precision(docs, preds, t):
+def worst_precision(docs, preds, t, sources=None):
     """The lowest precision of emitted titles, authors and years over the
-    sources with MIN_SOURCE_DOCS documents or more, and where it is."""
+    sources with MIN_SOURCE_DOCS documents or more (or `sources`), and
+    where it is."""
     worst = (1.0, None, None)
-    for s in judged_sources(docs):
+    for s in judged_sources(docs) if sources is None else sources:
         ids = [i for i, d in enumerate(docs) if d["source"] == s]
         for field in PRECISION_FIELDS:
             st = field_stats(docs, preds, field, t, ids)
@@ -507,16 +514,38 @@ def worst_precision(docs, preds, t):
 THRESHOLDS = [x / 100 for x in range(5, 99)] + [x / 1000 for x in range(990, 1000)]
 
 
+# Fewer emitted values than this do not show a precision of 98%.
+MIN_EMITTED = 10
+
+
+def reachable(docs, preds, source):
+    """Whether a source's emitted titles, authors and years reach
+    TARGET_PRECISION at some threshold at which it still emits at least
+    MIN_EMITTED of each (a field it never emits that often is judged at
+    no threshold)."""
+    ids = [i for i, d in enumerate(docs) if d["source"] == source]
+    for field in PRECISION_FIELDS:
+        seen = [field_stats(docs, preds, field, t, ids) for t in THRESHOLDS]
+        seen = [st for st in seen if st["emitted"] >= MIN_EMITTED]
+        if seen and max(st["precision"] for st in seen) < TARGET_PRECISION:
+            return False
+    return True
+
+
 def choose_threshold(docs, preds):
     """The lowest threshold at which the emitted titles, author lists and
     years are each right at least TARGET_PRECISION of the time on every
-    source with MIN_SOURCE_DOCS documents or more."""
+    source with MIN_SOURCE_DOCS documents or more that can reach it, and
+    the sources that cannot (their values are wrong too often at every
+    threshold at which they still emit MIN_EMITTED values: no threshold
+    helps them short of emitting nothing, and they are reported)."""
+    judged = judged_sources(docs)
+    hopeless = [s for s in judged if not reachable(docs, preds, s)]
+    rest = [s for s in judged if s not in hopeless]
     for t in THRESHOLDS:
-        if worst_precision(docs, preds, t)[0] >= TARGET_PRECISION:
-            return t, True
-    # Not reachable: the threshold that comes closest.
-    best = max(THRESHOLDS, key=lambda t: (worst_precision(docs, preds, t)[0], -t))
-    return best, False
+        if worst_precision(docs, preds, t, rest)[0] >= TARGET_PRECISION:
+            return t, hopeless
+    return THRESHOLDS[-1], hopeless
 
 
 def f3(x):
@@ -643,9 +672,9 @@ def train_main(args):
     fold_of = folds_of(docs)
     preds = {f: held_out(docs, f, score, fold_of) if f in TRAINED else rule_preds(docs, f, score)
              for f in FIELDS}
-    threshold, reached = choose_threshold(docs, preds)
-    worst = worst_precision(docs, preds, threshold)
+    threshold, hopeless = choose_threshold(docs, preds)
     judged = judged_sources(docs)
+    worst = worst_precision(docs, preds, threshold, [s for s in judged if s not in hopeless])
     report = [
         "# Ranker: each source held out\n",
         "Generated by `scripts/train-ranker.sh` (scripts/train_ranker.py); do not edit by hand.\n",
@@ -656,9 +685,15 @@ def train_main(args):
         f"calibration was fitted on the other folds.\n",
         f"**MIN_CONFIDENCE = {threshold}**: the lowest threshold at which emitted titles, authors and "
         f"years are each right at least {TARGET_PRECISION:.0%} of the time on the worst of the "
-        f"{len(judged)} sources with {MIN_SOURCE_DOCS} documents or more"
-        + ("" if reached else " — **not reached**; this threshold comes closest")
-        + (f" (worst: {worst[1]}, {worst[2]}, precision {worst[0]:.3f}).\n" if worst[1] else ".\n"),
+        f"{len(judged) - len(hopeless)} sources with {MIN_SOURCE_DOCS} documents or more"
+        + (f" (worst: {worst[1]}, {worst[2]}, precision {worst[0]:.3f})" if worst[1] else "")
+        + ("." if not hopeless else
+           f". **Not reachable** on {', '.join(hopeless)}: there titles, authors or years are "
+           f"wrong more than {1 - TARGET_PRECISION:.0%} of the time at every threshold at which "
+           f"{MIN_EMITTED} or more are still emitted, so no threshold helps short of emitting "
+           f"nothing; those sources are left out of the choice (their figures are below, at this "
+           f"threshold).")
+        + "\n",
         "## Per source (held out)\n",
         "accuracy = right / (documents with an answer + values emitted where there is none); "
         "precision = right / emitted; title coverage = share of the PDFs with a title emitted "
@@ -710,7 +745,7 @@ def train_main(args):
         summary.append(f"{field}: {len(y)} clusters, {int(y.sum())} right")
     summary.append(f"MIN_CONFIDENCE {threshold}: held-out precision of emitted title, authors and "
                    f"year >= {TARGET_PRECISION} on the worst source of {MIN_SOURCE_DOCS}+ documents"
-                   + ("" if reached else " (not reached: the closest)"))
+                   + (f" (not reachable on {', '.join(hopeless)})" if hopeless else ""))
     if args.weights:
         write_weights(args.weights, weights, threshold, summary)
     if args.report:
