@@ -90,6 +90,6 @@ else
     sets+=(--set "shared/$s:$(run_set "$s" "$(pick "$s" "$shared/$s/labels.json" "$shared/$s/pdfs" one)"):$shared/$s/labels.json:one")
   done
 fi
-out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png)
+out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png --dump "$work/heldout.pkl")
 ((eval_only)) || out+=(--weights src/decide/weights.rs)
 python3 scripts/train_ranker.py --corpus "$shared/corpus" "${sets[@]}" "${out[@]}"

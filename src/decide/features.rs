@@ -113,8 +113,7 @@ impl PageContext<'_> {
         match value {
             Value::Text(t) => self.pages.iter().any(|p| page_prints_text(p, t)),
             Value::Names(names) => {
-                let surnames: Vec<String> =
-                    names.iter().filter_map(|n| tokens(n).pop()).collect();
+                let surnames: Vec<String> = names.iter().filter_map(|n| tokens(n).pop()).collect();
                 !surnames.is_empty()
                     && surnames.iter().all(|s| {
                         self.pages

@@ -748,12 +748,18 @@ mod tests {
         );
         let d = decide_pages(std::slice::from_ref(&printed), &pages, 1);
         let f = features::Features(d.ranked[0].features.clone().try_into().unwrap());
-        assert_eq!(d.ranked[0].probability, ranker::probability(Field::Title, &f));
+        assert_eq!(
+            d.ranked[0].probability,
+            ranker::probability(Field::Title, &f)
+        );
         let at = |name: &str| features::NAMES.iter().position(|n| *n == name).unwrap();
         assert_eq!(f.0[at("info_printed")], 1.0);
         assert_eq!(f.0[at("info_only")], 1.0);
         // Info authors: printed surnames are confirmed, a login's are not.
-        let authors = info(Field::Authors, Value::Names(vec!["O. Fenwick-Tamsin".into()]));
+        let authors = info(
+            Field::Authors,
+            Value::Names(vec!["O. Fenwick-Tamsin".into()]),
+        );
         let d = decide_pages(std::slice::from_ref(&authors), &pages, 1);
         assert_ne!(d.confidence[&Field::Authors], 0.0);
         let login = info(Field::Authors, Value::Names(vec!["Marek Dolny".into()]));
