@@ -66,6 +66,10 @@ FIELDS = ["title", "authors", "publisher", "year", "edition", "isbn", "doi", "lo
 # held out; a model fitted on generated books emitted volume numbers).
 TRAINED = ["title", "authors", "publisher", "year"]
 PRECISION_FIELDS = ["title", "authors", "year"]
+# A field is trained only with this many right clusters to learn from;
+# below, its rule score stays (publisher, labelled on few real documents,
+# kept its rules: a model fitted on a few dozen emitted nothing held out).
+MIN_TRAIN_RIGHT = 200
 TARGET_PRECISION = 0.98
 # A source with this many documents is judged on its own for the threshold
 # and is a fold of its own; smaller ones share folds.
@@ -706,7 +710,12 @@ def train_main(args):
     print(f"{len(docs)} PDFs, {len({d['doc'] for d in docs})} documents, {len(sizes)} sources",
           file=sys.stderr)
     fold_of = folds_of(docs)
-    preds = {f: held_out(docs, f, score, fold_of) if f in TRAINED else rule_preds(docs, f, score)
+    trained = []
+    for field in TRAINED:
+        _, y, _, usable = examples(docs, field, score)
+        if y[usable].sum() >= MIN_TRAIN_RIGHT and y[usable].sum() < usable.sum():
+            trained.append(field)
+    preds = {f: held_out(docs, f, score, fold_of) if f in trained else rule_preds(docs, f, score)
              for f in FIELDS}
     threshold, hopeless = choose_threshold(docs, preds)
     judged = judged_sources(docs)
@@ -777,8 +786,9 @@ def train_main(args):
     for field in TRAINED:
         X, y, _, usable = examples(docs, field, score)
         X, y = X[usable], y[usable]
-        if len(y) < 20 or y.sum() < 5 or y.sum() == len(y):
-            summary.append(f"{field}: not trained ({len(y)} clusters, {int(y.sum())} right)")
+        if field not in trained:
+            summary.append(f"{field}: not trained, rule score kept ({len(y)} clusters, "
+                           f"{int(y.sum())} right; {MIN_TRAIN_RIGHT} right needed)")
             continue
         fitted = fit(X, y)
         model = export(fitted)

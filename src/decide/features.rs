@@ -152,6 +152,12 @@ fn page_prints_text(page: &PageText, title: &str) -> bool {
     {
         return true;
     }
+    // A title of several words without a space ("context-2017-tables",
+    // "intro_env_chem") is a file name or a slug: only the same run of
+    // letters on the page prints it, not its words scattered near each other.
+    if want.len() > 1 && !title.trim().contains(char::is_whitespace) {
+        return false;
+    }
     let have = tokens(&text);
     let mut distinct = want.clone();
     distinct.sort();

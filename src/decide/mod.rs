@@ -785,6 +785,11 @@ mod tests {
         assert!(ctx.prints(&text("Groundwater Development in Karst Aquifers, Applied")));
         assert!(!ctx.prints(&text("Groundwater Modelling in Karst")));
         assert!(!ctx.prints(&text("GWD Karst Aq")));
+        // Printed words near each other count, but not as a slug of them.
+        assert!(ctx.prints(&text("Applied Hydrology Groundwater")));
+        assert!(!ctx.prints(&text("applied_hydrology_groundwater")));
+        assert!(!ctx.prints(&text("applied-hydrology-groundwater")));
+        assert!(ctx.prints(&text("Karst-Aquifers")));
         // Short titles are matched word for word, not inside longer words.
         assert!(ctx.prints(&text("Karst")));
         assert!(!ctx.prints(&text("Arst")));
