@@ -36,6 +36,9 @@ REAL_DIR=${REAL_DIR:-$(cd .. && pwd)/real-corpus}
 work=${TRAIN_WORK:-$root/target/train}
 max_per_source=${MAX_PER_SOURCE:-150}
 jobs=${JOBS:-2}
+# One thread: the trees' histograms are then summed in one order (the same
+# weights on every machine), and the trainer leaves the other core alone.
+export OMP_NUM_THREADS=1
 
 eval_only=0 reuse=0
 for a in "$@"; do
