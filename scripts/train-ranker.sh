@@ -27,6 +27,7 @@
 # MAX_PER_SOURCE: documents taken from one source (default 150; 0 = all),
 # chosen by a hash of their id: colophon reads every one three times.
 # JOBS: colophon's --jobs (default 2).
+# RANKER_THRESHOLD: see below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -95,4 +96,7 @@ else
 fi
 out=(--report docs/accuracy-ranker.md --plot docs/precision-coverage.png --dump "$work/heldout.pkl")
 ((eval_only)) || out+=(--weights src/decide/weights.rs)
+# RANKER_THRESHOLD: a MIN_CONFIDENCE to write instead of the rule's choice
+# (the report states both).
+[ -z "${RANKER_THRESHOLD:-}" ] || out+=(--threshold "$RANKER_THRESHOLD")
 python3 scripts/train_ranker.py --corpus "$shared/corpus" "${sets[@]}" "${out[@]}"
