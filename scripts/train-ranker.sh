@@ -19,6 +19,9 @@
 #                         family; it holds ../shared/realdocs and ../shared/pdfjs
 #   ../shared/realdocs, ../shared/pdfjs (labelled files): one source each,
 #                         read from the shared folder when there is no real corpus
+#   $GEN_DIR, $PAPERS_DIR books and papers of scripts/gen-books.sh and
+#                         scripts/gen-papers.sh (default ../gen-books,
+#                         ../gen-papers): one source per generator
 #
 # Usage: scripts/train-ranker.sh [--eval-only] [--reuse]
 #   --eval-only  measure and report, leave src/decide/weights.rs alone
@@ -83,6 +86,15 @@ sets=()
 # Gold: its own as-is, stripped and scanned copies, and junk-Info copies.
 sets+=(--set "gold:$(run_set gold "$shared/corpus/pdfs"):$shared/corpus/truth.json:one")
 sets+=(--set "gold:$(run_set gold-junk "$(pick gold-junk "$shared/corpus/truth.json" "$shared/corpus/pdfs" one junkinfo)"):$shared/corpus/truth.json:one")
+for g in books:GEN_DIR papers:PAPERS_DIR; do
+  # Generated books and papers (scripts/gen-books.sh, scripts/gen-papers.sh):
+  # one source per generator, their born-digital copies in three conditions.
+  name=${g%%:*} var=${g#*:}
+  dir=${!var:-$(cd .. && pwd)/gen-$name}
+  if [ -f "$dir/truth.json" ]; then
+    sets+=(--set "generated-$name:$(run_set "gen-$name" "$(pick "gen-$name" "$dir/truth.json" "$dir/pdfs" one)"):$dir/truth.json:one")
+  fi
+done
 if [ -d "$WILD_DIR" ]; then
   sets+=(--set "wild:$(run_set wild "$(pick wild "$shared/wild/truth.json" "$WILD_DIR" package)"):$shared/wild/truth.json:package")
 fi

@@ -4,6 +4,7 @@
 //! authors: 3865 clusters, 2509 right
 //! publisher: not trained, rule score kept (135 clusters, 33 right; 200 right needed)
 //! year: 4228 clusters, 2988 right
+//! MIN_CONFIDENCE 0.5: set by hand (--threshold); the rule gives 0.94
 //! MIN_CONFIDENCE 0.94: held-out precision of emitted title, authors and year >= 0.98 on the worst source of 30+ documents (not reachable on context, shared/pdfjs, shared/realdocs, texlive-lang)
 
 use super::ranker::{LEAF, Model, Node};
@@ -776,6 +777,6 @@ pub const TRAINED: &[Model] = &[
     ] },
 ];
 
-pub const MIN_CONFIDENCE: f32 = 0.94;
+pub const MIN_CONFIDENCE: f32 = 0.5;
 /// Checksum of the tables above; part of the cache key of decisions.
-pub const MODEL_ID: u32 = 0xc28571b1;
+pub const MODEL_ID: u32 = 0xb0ed665c;
