@@ -12,7 +12,7 @@ use crate::model::{Candidate, PageText, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
-pub const NAMES: [&str; 35] = [
+pub const NAMES: [&str; 36] = [
     "rule_score",
     "agree_sources",
     "info_agrees",
@@ -48,6 +48,9 @@ pub const NAMES: [&str; 35] = [
     "line_index",
     "line_share",
     "other_field",
+    // Appended for issue 35 (trainer's branch): a member from the Info
+    // dictionary whose value is printed on a page read.
+    "info_printed",
 ];
 
 pub const COUNT: usize = NAMES.len();
@@ -96,6 +99,81 @@ impl<'a> PageContext<'a> {
         })?;
         Some((p, i))
     }
+}
+
+impl PageContext<'_> {
+    /// Whether a value (from the Info dictionary, which has no page) is
+    /// printed on one of the pages read: a title whose letters and digits
+    /// run unbroken through a page's text (so a word split by letter
+    /// spacing or a line break still counts), or most of whose words stand
+    /// close together on one page; names whose surnames are all there.
+    /// What tells an Info title the page confirms from a file name, a
+    /// proof slug or another document's title left in the Info dictionary.
+    pub fn prints(&self, value: &Value) -> bool {
+        match value {
+            Value::Text(t) => self.pages.iter().any(|p| page_prints_text(p, t)),
+            Value::Names(names) => {
+                let surnames: Vec<String> = names.iter().filter_map(|n| tokens(n).pop()).collect();
+                !surnames.is_empty()
+                    && surnames.iter().all(|s| {
+                        self.pages
+                            .iter()
+                            .any(|p| p.lines.iter().any(|l| tokens(&l.text).contains(s)))
+                    })
+            }
+            Value::Number(_) => false,
+        }
+    }
+}
+
+/// See [`PageContext::prints`]: below this many letters and digits a
+/// title must be found word for word, as any short run of letters occurs
+/// inside longer words.
+const PRINTED_MIN_COMPACT: usize = 6;
+/// The share of a title's distinct words that must stand together on a
+/// page (within half as many words again as the title has).
+const PRINTED_WORD_SHARE: f32 = 0.8;
+
+fn page_prints_text(page: &PageText, title: &str) -> bool {
+    let want = tokens(title);
+    if want.is_empty() {
+        return false;
+    }
+    let text: String = page
+        .lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let compact = |s: &str| tokens(s).concat();
+    let title_compact = want.concat();
+    if title_compact.chars().count() >= PRINTED_MIN_COMPACT
+        && compact(&text).contains(&title_compact)
+    {
+        return true;
+    }
+    // A title of several words without a space ("context-2017-tables",
+    // "intro_env_chem") is a file name or a slug: only the same run of
+    // letters on the page prints it, not its words scattered near each other.
+    if want.len() > 1 && !title.trim().contains(char::is_whitespace) {
+        return false;
+    }
+    let have = tokens(&text);
+    let mut distinct = want.clone();
+    distinct.sort();
+    distinct.dedup();
+    let need = if distinct.len() <= 2 {
+        distinct.len()
+    } else {
+        (distinct.len() as f32 * PRINTED_WORD_SHARE).ceil() as usize
+    };
+    let span = (want.len() * 3).div_ceil(2).max(want.len() + 2);
+    (0..have.len()).any(|i| {
+        distinct.contains(&have[i]) && {
+            let window = &have[i..(i + span).min(have.len())];
+            distinct.iter().filter(|w| window.contains(w)).count() >= need
+        }
+    })
 }
 
 /// The most common font size over the pages' characters.
@@ -275,6 +353,9 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         line_index,
         line_share,
         b(standing.other_field),
+        b(members
+            .iter()
+            .any(|c| c.via == Via::PdfInfo && ctx.prints(&c.value))),
     ])
 }
 

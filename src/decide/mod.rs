@@ -26,7 +26,7 @@ use features::{PageContext, Standing};
 
 /// Bump when the merge rules or the features change (new weights change
 /// [`DECIDE_KEY`] by themselves).
-pub const DECIDE_VERSION: u32 = 6;
+pub const DECIDE_VERSION: u32 = 7;
 
 /// What a cached decision depends on: [`DECIDE_VERSION`] and the checksum
 /// the trainer writes with the weights.
@@ -177,6 +177,11 @@ fn rank(
             } else {
                 ranker::unmeasured_probability(field)
             };
+            let p = if unconfirmed_info(field, &members, ctx) {
+                p.map(|_| 0.0)
+            } else {
+                p
+            };
             (m, scores[k], p, f)
         })
         .collect();
@@ -186,6 +191,18 @@ fn rank(
         key(b).total_cmp(&key(a)).then(b.1.total_cmp(&a.1))
     });
     out
+}
+
+/// Whether a title or author cluster is the Info dictionary's alone and
+/// no page read prints it: such a value is never sure and never beats a
+/// printed one (probability 0). Real libraries' Info titles are often a
+/// file name, a proof slug, a template leftover or another document's
+/// title (issue 35), and nothing but the page can tell those from the
+/// real title; the ranker is trained without these clusters.
+fn unconfirmed_info(field: Field, members: &[&Candidate], ctx: &PageContext) -> bool {
+    matches!(field, Field::Title | Field::Authors)
+        && members.iter().all(|c| c.via == Via::PdfInfo)
+        && !members.iter().any(|c| ctx.prints(&c.value))
 }
 
 /// Whether a title candidate is also read as an author's name, or an
@@ -673,6 +690,107 @@ mod tests {
             d.metadata.subtitle.as_deref(),
             Some("Notes on Q: A Computing Environment")
         );
+    }
+
+    fn info(field: Field, value: Value) -> Candidate {
+        cand(field, value, 0.35, None, Via::PdfInfo)
+    }
+
+    #[test]
+    fn an_info_title_no_page_prints_is_never_sure_and_never_beats_the_page() {
+        use crate::extract::layout::testutil::page;
+        let pages = [page(
+            0,
+            &[
+                ("Brackish Margins", 22.0, 120.0),
+                ("Salt, Reed and the Estuary Farmers", 14.0, 160.0),
+                ("Oriel Fenwick-Tamsin", 12.0, 220.0),
+            ],
+        )];
+        // Junk left in the Info dictionary: a proof slug, a file name's
+        // words, another book's title, an abbreviation of this one.
+        for junk in [
+            "OP-KLM417 2213..2219",
+            "brackish_margins_final_v3",
+            "A Gazetteer of Closed Ferry Landings",
+            "Brack Marg Est Farm 2e",
+        ] {
+            let c = vec![
+                info(Field::Title, Value::Text(junk.into())),
+                // A weak page candidate: the lone Info value outscores it by rule.
+                title("Brackish Margins", 0.2, 0),
+            ];
+            let d = decide_pages(&c, &pages, 1);
+            assert_eq!(
+                d.metadata.title.as_deref(),
+                Some("Brackish Margins"),
+                "{junk}"
+            );
+            let junk_ranked = d
+                .ranked
+                .iter()
+                .find(|r| r.value == Value::Text(junk.into()))
+                .unwrap();
+            assert_eq!(junk_ranked.probability, Some(0.0), "{junk}");
+            // Alone, it is still shown, but never sure at any threshold above 0.
+            let d = decide_pages(&c[..1], &pages, 1);
+            let (sure, unsure) = split_by_confidence(&d, 0.01);
+            assert_eq!(sure.title, None, "{junk}");
+            assert_eq!(unsure.title.as_deref(), Some(junk));
+        }
+        // The same Info title printed on the page keeps its probability.
+        let printed = info(
+            Field::Title,
+            Value::Text("Brackish Margins: Salt, Reed and the Estuary Farmers".into()),
+        );
+        let d = decide_pages(std::slice::from_ref(&printed), &pages, 1);
+        let f = features::Features(d.ranked[0].features.clone().try_into().unwrap());
+        assert_eq!(
+            d.ranked[0].probability,
+            ranker::probability(Field::Title, &f)
+        );
+        let at = |name: &str| features::NAMES.iter().position(|n| *n == name).unwrap();
+        assert_eq!(f.0[at("info_printed")], 1.0);
+        assert_eq!(f.0[at("info_only")], 1.0);
+        // Info authors: printed surnames are confirmed, a login's are not.
+        let authors = info(
+            Field::Authors,
+            Value::Names(vec!["O. Fenwick-Tamsin".into()]),
+        );
+        let d = decide_pages(std::slice::from_ref(&authors), &pages, 1);
+        assert_ne!(d.confidence[&Field::Authors], 0.0);
+        let login = info(Field::Authors, Value::Names(vec!["Marek Dolny".into()]));
+        let d = decide_pages(std::slice::from_ref(&login), &pages, 1);
+        assert_eq!(d.confidence[&Field::Authors], 0.0);
+    }
+
+    #[test]
+    fn a_printed_info_title_is_found_across_lines_and_letter_spacing() {
+        use crate::extract::layout::testutil::page;
+        let ctx_pages = [page(
+            2,
+            &[
+                ("Series in Applied Hydrology 7", 9.0, 60.0),
+                ("Groundwater Dev elopment in", 20.0, 140.0),
+                ("Karst Aquifers", 20.0, 170.0),
+            ],
+        )];
+        let ctx = PageContext::new(&ctx_pages, 10);
+        let text = |t: &str| Value::Text(t.into());
+        assert!(ctx.prints(&text("Groundwater Development in Karst Aquifers")));
+        // Most of a long title's words close together: a page that drops one.
+        assert!(ctx.prints(&text("Groundwater Development in Karst Aquifers, Applied")));
+        assert!(!ctx.prints(&text("Groundwater Modelling in Karst")));
+        assert!(!ctx.prints(&text("GWD Karst Aq")));
+        // Printed words near each other count, but not as a slug of them.
+        assert!(ctx.prints(&text("Applied Hydrology Groundwater")));
+        assert!(!ctx.prints(&text("applied_hydrology_groundwater")));
+        assert!(!ctx.prints(&text("applied-hydrology-groundwater")));
+        assert!(ctx.prints(&text("Karst-Aquifers")));
+        // Short titles are matched word for word, not inside longer words.
+        assert!(ctx.prints(&text("Karst")));
+        assert!(!ctx.prints(&text("Arst")));
+        assert!(!PageContext::new(&[], 0).prints(&text("Karst Aquifers")));
     }
 
     #[test]
