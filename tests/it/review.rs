@@ -49,6 +49,7 @@ fn run_folder(p: &TestProject) -> PathBuf {
 /// Ten PDFs (real fixtures, some twice under other names) and a broken one.
 fn real_project() -> TestProject {
     let p = TestProject::new();
+    p.config(crate::export::UNSURE_PUBLISHER);
     for (fixture, rel) in [
         ("book-p03-asis.pdf", "books/weaving.pdf"),
         ("book-p02-asis.pdf", "books/galley.pdf"),
