@@ -99,10 +99,47 @@ pub fn merge(d: &Decision, online: &[Candidate], min: f32) -> Merged {
         decision: d.clone(),
         ..Merged::default()
     };
-    let page = &d.metadata;
-    let sure = |f: Field| page.has(f) && d.confidence.get(&f).is_none_or(|p| *p >= min);
+    let (other_work, other_edition) = other_works(d, online, min, &mut out);
+    let mut title_from: Option<Via> = None;
+    for field in Field::ALL {
+        if field == Field::Subtitle {
+            continue; // with its title, below
+        }
+        let mut cands: Vec<&Candidate> = online
+            .iter()
+            .filter(|c| c.field == field && !other_work.contains(&c.via))
+            .filter(|c| {
+                !(other_edition.contains(&c.via) && matches!(field, Field::Edition | Field::Year))
+            })
+            .collect();
+        cands.sort_by(|a, b| reliability(b.via, field).total_cmp(&reliability(a.via, field)));
+        if let Some(via) = merge_field(d, field, &cands, online, min, &mut out)
+            && field == Field::Title
+        {
+            title_from = Some(via);
+        }
+    }
+    merge_subtitle(&mut out, online, title_from);
+    out
+}
 
-    // Which answers are about another work, or another edition.
+/// Whether the page's value of `f` is sure (at `min` or above, or with no
+/// probability: a checked identifier).
+fn is_sure(d: &Decision, f: Field, min: f32) -> bool {
+    d.metadata.has(f) && d.confidence.get(&f).is_none_or(|p| *p >= min)
+}
+
+/// Which catalogues answered about another work (sure title and authors
+/// both contradicted) or another edition (another edition statement):
+/// their answers are not used, or not for edition and year; each is noted
+/// as a conflict.
+fn other_works(
+    d: &Decision,
+    online: &[Candidate],
+    min: f32,
+    out: &mut Merged,
+) -> (Vec<Via>, Vec<Via>) {
+    let page = &d.metadata;
     let mut vias: Vec<Via> = Vec::new();
     for c in online {
         if !vias.contains(&c.via) {
@@ -114,7 +151,7 @@ pub fn merge(d: &Decision, online: &[Candidate], min: f32) -> Merged {
     for &via in &vias {
         let said = |f: Field| online.iter().find(|c| c.via == via && c.field == f);
         let contradicts = |f: Field| {
-            sure(f)
+            is_sure(d, f, min)
                 && said(f).is_some_and(|c| {
                     page_value(page, f)
                         .is_some_and(|p| verdict(f, &p, page, c, online) == Verdict::Disagree)
@@ -143,118 +180,112 @@ pub fn merge(d: &Decision, online: &[Candidate], min: f32) -> Merged {
             ));
         }
     }
+    (other_work, other_edition)
+}
 
-    let mut title_from: Option<Via> = None;
-    for field in Field::ALL {
-        if field == Field::Subtitle {
-            continue; // with its title, below
+/// One field: the catalogue candidates `cands` (most reliable first)
+/// against the printed value. A gap is filled; an agreeing answer raises
+/// the confidence; a disagreeing one replaces an unsure printed value or
+/// lowers a sure one. Returns the catalogue whose value was confirmed or
+/// used, if any.
+fn merge_field(
+    d: &Decision,
+    field: Field,
+    cands: &[&Candidate],
+    online: &[Candidate],
+    min: f32,
+    out: &mut Merged,
+) -> Option<Via> {
+    let page = &d.metadata;
+    let best = cands.first().copied()?;
+    let p = d.confidence.get(&field).copied();
+    let Some(printed) = page_value(page, field) else {
+        fill(out, field, best);
+        return Some(best.via);
+    };
+    let verdicts: Vec<(Verdict, &Candidate)> = cands
+        .iter()
+        .map(|c| (verdict(field, &printed, page, c, online), *c))
+        .collect();
+    if let Some((_, c)) = verdicts.iter().find(|(v, _)| *v == Verdict::Agree) {
+        if let Some(p) = p {
+            let r = reliability(c.via, field);
+            out.decision
+                .confidence
+                .insert(field, p * r / (p * r + (1.0 - p) * CHANCE));
         }
-        let mut cands: Vec<&Candidate> = online
-            .iter()
-            .filter(|c| c.field == field && !other_work.contains(&c.via))
-            .filter(|c| {
-                !(other_edition.contains(&c.via) && matches!(field, Field::Edition | Field::Year))
-            })
-            .collect();
-        cands.sort_by(|a, b| reliability(b.via, field).total_cmp(&reliability(a.via, field)));
-        let Some(best) = cands.first().copied() else {
-            continue;
-        };
-        let p = d.confidence.get(&field).copied();
-        let Some(printed) = page_value(page, field) else {
-            fill(&mut out, field, best);
-            if field == Field::Title {
-                title_from = Some(best.via);
-            }
-            continue;
-        };
-        let verdicts: Vec<(Verdict, &Candidate)> = cands
-            .iter()
-            .map(|c| (verdict(field, &printed, page, c, online), *c))
-            .collect();
-        if let Some((_, c)) = verdicts.iter().find(|(v, _)| *v == Verdict::Agree) {
-            if let Some(p) = p {
-                let r = reliability(c.via, field);
-                out.decision
-                    .confidence
-                    .insert(field, p * r / (p * r + (1.0 - p) * CHANCE));
-            }
-            out.confirmed.push(field);
-            if field == Field::Title {
-                title_from = Some(c.via);
-            }
-            continue;
-        }
-        let Some((_, c)) = verdicts.iter().find(|(v, _)| *v == Verdict::Disagree) else {
-            continue;
-        };
-        if matches!(field, Field::Isbn | Field::Doi | Field::Loc) {
-            continue;
-        }
-        if !sure(field) {
-            // Nothing sure was printed: the catalogue fills the gap, the
-            // printed reading stays visible as unsure.
-            set(&mut out.replaced, field, &printed);
-            if field == Field::Title {
-                // The printed subtitle went with the printed title.
-                out.replaced.subtitle = out.decision.metadata.subtitle.take();
-                out.decision.sources.remove(&Field::Subtitle);
-                out.decision.confidence.remove(&Field::Subtitle);
-                title_from = Some(c.via);
-            }
-            out.conflicts.push(conflict(
-                page,
-                field,
-                c,
-                "catalogue fills (the page value was unsure)",
-            ));
-            fill(&mut out, field, c);
-            continue;
-        }
-        if field == Field::Year {
-            out.conflicts.push(conflict(
-                page,
-                field,
-                c,
-                "another printing or edition: page stands",
-            ));
-            continue;
-        }
-        let p = p.unwrap_or(1.0);
-        let r = reliability(c.via, field);
-        let after = p * (1.0 - r) / (p * (1.0 - r) + (1.0 - p));
-        out.decision.confidence.insert(field, after);
-        let outcome = if after >= min {
-            "page stands"
-        } else {
-            "unsure"
-        };
-        out.conflicts.push(conflict(page, field, c, outcome));
+        out.confirmed.push(field);
+        return Some(c.via);
     }
+    let (_, c) = verdicts.iter().find(|(v, _)| *v == Verdict::Disagree)?;
+    if matches!(field, Field::Isbn | Field::Doi | Field::Loc) {
+        return None;
+    }
+    if !is_sure(d, field, min) {
+        // Nothing sure was printed: the catalogue fills the gap, the
+        // printed reading stays visible as unsure.
+        set(&mut out.replaced, field, &printed);
+        if field == Field::Title {
+            // The printed subtitle went with the printed title.
+            out.replaced.subtitle = out.decision.metadata.subtitle.take();
+            out.decision.sources.remove(&Field::Subtitle);
+            out.decision.confidence.remove(&Field::Subtitle);
+        }
+        out.conflicts.push(conflict(
+            page,
+            field,
+            c,
+            "catalogue fills (the page value was unsure)",
+        ));
+        fill(out, field, c);
+        return Some(c.via);
+    }
+    if field == Field::Year {
+        out.conflicts.push(conflict(
+            page,
+            field,
+            c,
+            "another printing or edition: page stands",
+        ));
+        return None;
+    }
+    let p = p.unwrap_or(1.0);
+    let r = reliability(c.via, field);
+    let after = p * (1.0 - r) / (p * (1.0 - r) + (1.0 - p));
+    out.decision.confidence.insert(field, after);
+    let outcome = if after >= min {
+        "page stands"
+    } else {
+        "unsure"
+    };
+    out.conflicts.push(conflict(page, field, c, outcome));
+    None
+}
 
-    // The subtitle goes with the title it belongs to: the catalogue's only
-    // when its title is the one reported (confirmed or filled by it).
-    if let Some(via) = title_from
-        && let Some(c) = online
-            .iter()
-            .find(|c| c.via == via && c.field == Field::Subtitle)
-    {
-        match out.decision.metadata.subtitle.clone() {
-            None => fill(&mut out, Field::Subtitle, c),
-            Some(s) => {
-                if token_f1(&s, text_of(&c.value)) >= SAME_TITLE {
-                    if let Some(p) = out.decision.confidence.get(&Field::Subtitle).copied() {
-                        let r = reliability(via, Field::Subtitle);
-                        out.decision
-                            .confidence
-                            .insert(Field::Subtitle, p * r / (p * r + (1.0 - p) * CHANCE));
-                    }
-                    out.confirmed.push(Field::Subtitle);
+/// The subtitle goes with the title it belongs to: the catalogue's only
+/// when its title is the one reported (confirmed or filled by it).
+fn merge_subtitle(out: &mut Merged, online: &[Candidate], title_from: Option<Via>) {
+    let Some(via) = title_from else { return };
+    let Some(c) = online
+        .iter()
+        .find(|c| c.via == via && c.field == Field::Subtitle)
+    else {
+        return;
+    };
+    match out.decision.metadata.subtitle.clone() {
+        None => fill(out, Field::Subtitle, c),
+        Some(s) => {
+            if token_f1(&s, text_of(&c.value)) >= SAME_TITLE {
+                if let Some(p) = out.decision.confidence.get(&Field::Subtitle).copied() {
+                    let r = reliability(via, Field::Subtitle);
+                    out.decision
+                        .confidence
+                        .insert(Field::Subtitle, p * r / (p * r + (1.0 - p) * CHANCE));
                 }
+                out.confirmed.push(Field::Subtitle);
             }
         }
     }
-    out
 }
 
 /// Sets `field` from the catalogue candidate `c`.

@@ -260,62 +260,8 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         Value::Names(n) => n.join(" "),
         Value::Number(n) => n.to_string(),
     };
-    let located = lead.page.and_then(|p| ctx.locate(p, &text));
-    let (page_lines, line_index, line_share) = match located {
-        Some((p, i)) => (
-            (p.lines.len() as f32 / 60.0).min(1.0),
-            (i as f32 / 20.0).min(1.0),
-            // The value's share of its line: a whole line, or a piece of one.
-            (text.chars().count() as f32 / p.lines[i].text.chars().count().max(1) as f32).min(2.0)
-                / 2.0,
-        ),
-        None => (0.0, 1.0, 0.0),
-    };
-    let (size_ratio, top_frac, bold, size_rank, doc_size_frac) = match located {
-        Some((p, i)) => {
-            let l = &p.lines[i];
-            // How many distinct larger sizes the page has (0: the largest).
-            let mut larger: Vec<i32> = p
-                .lines
-                .iter()
-                .filter(|o| o.size > l.size * 1.05)
-                .map(|o| (o.size * 2.0).round() as i32)
-                .collect();
-            larger.sort_unstable();
-            larger.dedup();
-            (
-                (l.size / ctx.body_size).clamp(0.0, 4.0) / 4.0,
-                (l.bbox.top / p.height.max(1.0)).clamp(0.0, 1.0),
-                f32::from(u8::from(l.bold)),
-                (larger.len() as f32 / 3.0).min(1.0),
-                (l.size / ctx.max_size).clamp(0.0, 1.0),
-            )
-        }
-        None => (0.0, 0.5, 0.0, 1.0, 0.0),
-    };
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count().max(1) as f32;
-    let chars = text.chars().filter(|c| !c.is_whitespace()).count().max(1) as f32;
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let cap_words = words
-        .iter()
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-        .count() as f32
-        / words.len().max(1) as f32;
-    let (names, name_words) = match &lead.value {
-        Value::Names(n) => (
-            (n.len() as f32 / 5.0).min(1.0),
-            n.iter()
-                .map(|x| x.split_whitespace().count())
-                .sum::<usize>() as f32
-                / n.len().max(1) as f32
-                / 4.0,
-        ),
-        _ => (0.0, 0.0),
-    };
-    let year_age = match &lead.value {
-        Value::Number(y) => ((2030 - y) as f32 / 100.0).clamp(0.0, 2.0),
-        _ => 0.0,
-    };
+    let at = Placement::of(lead, &text, ctx);
+    let w = Wording::of(&lead.value, &text);
     let b = |x: bool| f32::from(u8::from(x));
     Features([
         lead.score.clamp(-1.0, 2.0),
@@ -329,34 +275,139 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         b(first_page.is_some_and(|p| ctx.page_count > 4 && p >= ctx.page_count / 2)),
         (standing.rank as f32 / 3.0).min(1.0),
         standing.margin.clamp(-1.0, 1.0),
-        size_ratio,
-        top_frac,
-        b(located.is_some()),
-        bold,
-        ((1.0 + words.len() as f32).ln() / 3.0).min(1.5),
-        text.chars().filter(|c| c.is_uppercase()).count() as f32 / letters,
-        text.chars().filter(char::is_ascii_digit).count() as f32 / chars,
-        cap_words,
+        at.size_ratio,
+        at.top_frac,
+        b(at.located),
+        at.bold,
+        w.words,
+        w.upper,
+        w.digits,
+        w.cap_words,
         b(text.contains(':')),
-        names,
-        name_words,
-        year_age,
+        w.names,
+        w.name_words,
+        w.year_age,
         ((1.0 + standing.clusters as f32).ln() / 3.0).min(1.0),
         b(standing.paired_subtitle),
-        size_rank,
-        doc_size_frac,
+        at.size_rank,
+        at.doc_size_frac,
         b(members.iter().any(|c| c.why.contains("copyright"))),
         b(members.iter().any(|c| c.why.contains("date"))),
         b(tokens(&text).iter().any(|t| MONTHS.contains(&t.as_str()))),
         b(standing.info_elsewhere),
-        page_lines,
-        line_index,
-        line_share,
+        at.page_lines,
+        at.line_index,
+        at.line_share,
         b(standing.other_field),
         b(members
             .iter()
             .any(|c| c.via == Via::PdfInfo && ctx.prints(&c.value))),
     ])
+}
+
+/// Where the lead value stands on its page, when a page read prints it:
+/// the line that holds it, its size against the body text and the page's
+/// other sizes, its height. Neutral values when no page prints it.
+struct Placement {
+    located: bool,
+    page_lines: f32,
+    line_index: f32,
+    line_share: f32,
+    size_ratio: f32,
+    top_frac: f32,
+    bold: f32,
+    size_rank: f32,
+    doc_size_frac: f32,
+}
+
+impl Placement {
+    fn of(lead: &Candidate, text: &str, ctx: &PageContext) -> Placement {
+        let Some((p, i)) = lead.page.and_then(|p| ctx.locate(p, text)) else {
+            return Placement {
+                located: false,
+                page_lines: 0.0,
+                line_index: 1.0,
+                line_share: 0.0,
+                size_ratio: 0.0,
+                top_frac: 0.5,
+                bold: 0.0,
+                size_rank: 1.0,
+                doc_size_frac: 0.0,
+            };
+        };
+        let l = &p.lines[i];
+        // How many distinct larger sizes the page has (0: the largest).
+        let mut larger: Vec<i32> = p
+            .lines
+            .iter()
+            .filter(|o| o.size > l.size * 1.05)
+            .map(|o| (o.size * 2.0).round() as i32)
+            .collect();
+        larger.sort_unstable();
+        larger.dedup();
+        Placement {
+            located: true,
+            page_lines: (p.lines.len() as f32 / 60.0).min(1.0),
+            line_index: (i as f32 / 20.0).min(1.0),
+            // The value's share of its line: a whole line, or a piece of one.
+            line_share: (text.chars().count() as f32 / l.text.chars().count().max(1) as f32)
+                .min(2.0)
+                / 2.0,
+            size_ratio: (l.size / ctx.body_size).clamp(0.0, 4.0) / 4.0,
+            top_frac: (l.bbox.top / p.height.max(1.0)).clamp(0.0, 1.0),
+            bold: f32::from(u8::from(l.bold)),
+            size_rank: (larger.len() as f32 / 3.0).min(1.0),
+            doc_size_frac: (l.size / ctx.max_size).clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// What the value's words look like: how many, capitals, digits, names
+/// and their length, a year's age.
+struct Wording {
+    words: f32,
+    upper: f32,
+    digits: f32,
+    cap_words: f32,
+    names: f32,
+    name_words: f32,
+    year_age: f32,
+}
+
+impl Wording {
+    fn of(value: &Value, text: &str) -> Wording {
+        let letters = text.chars().filter(|c| c.is_alphabetic()).count().max(1) as f32;
+        let chars = text.chars().filter(|c| !c.is_whitespace()).count().max(1) as f32;
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let cap_words = words
+            .iter()
+            .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+            .count() as f32
+            / words.len().max(1) as f32;
+        let (names, name_words) = match value {
+            Value::Names(n) => (
+                (n.len() as f32 / 5.0).min(1.0),
+                n.iter()
+                    .map(|x| x.split_whitespace().count())
+                    .sum::<usize>() as f32
+                    / n.len().max(1) as f32
+                    / 4.0,
+            ),
+            _ => (0.0, 0.0),
+        };
+        Wording {
+            words: ((1.0 + words.len() as f32).ln() / 3.0).min(1.5),
+            upper: text.chars().filter(|c| c.is_uppercase()).count() as f32 / letters,
+            digits: text.chars().filter(char::is_ascii_digit).count() as f32 / chars,
+            cap_words,
+            names,
+            name_words,
+            year_age: match value {
+                Value::Number(y) => ((2030 - y) as f32 / 100.0).clamp(0.0, 2.0),
+                _ => 0.0,
+            },
+        }
+    }
 }
 
 impl Features {
