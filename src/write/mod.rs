@@ -218,7 +218,11 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     let path = job.file.path.as_path();
     let meta = &job.record.metadata;
     let dir = fsutil::parent_of(path);
-    let (bytes, old_hash, update) = match read_and_plan(job)? {
+    let Planned {
+        bytes,
+        hash: old_hash,
+        update,
+    } = match read_and_plan(job)? {
         Ok(read) => read,
         Err(reason) => return Ok(WriteOutcome::Skipped(reason)),
     };
@@ -345,10 +349,18 @@ fn check_policy(job: &WriteJob) -> Result<Result<(fs::Metadata, Journal), SkipRe
     Ok(Ok((link, journal)))
 }
 
+/// The file's bytes as read (still the ones analysed), their hash, and the
+/// incremental update planned for them.
+struct Planned {
+    bytes: Vec<u8>,
+    hash: DocHash,
+    update: pdf::Update,
+}
+
 /// Reads the file, checks it is still the one analysed (by hash) and plans
-/// the incremental update. Returns the bytes, their hash and the update,
-/// or why the file is left alone (changed, or a PDF that is refused).
-fn read_and_plan(job: &WriteJob) -> Result<Result<(Vec<u8>, DocHash, pdf::Update), SkipReason>> {
+/// the incremental update; or says why the file is left alone (changed, or
+/// a PDF that is refused).
+fn read_and_plan(job: &WriteJob) -> Result<Result<Planned, SkipReason>> {
     let path = job.file.path.as_path();
     let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let old_hash = fsutil::hash_bytes(&bytes);
@@ -359,7 +371,11 @@ fn read_and_plan(job: &WriteJob) -> Result<Result<(Vec<u8>, DocHash, pdf::Update
         }));
     }
     match pdf::plan(&bytes, &job.record.metadata) {
-        Ok(update) => Ok(Ok((bytes, old_hash, update))),
+        Ok(update) => Ok(Ok(Planned {
+            bytes,
+            hash: old_hash,
+            update,
+        })),
         Err(refusal) => Ok(Err(SkipReason::Refused(refusal))),
     }
 }
