@@ -4,7 +4,7 @@
 //! synced temporary file and one rename.
 
 use super::fsutil;
-use crate::model::{Record, Status};
+use crate::model::{Field, Metadata, OnlineReport, Record, Status};
 use crate::name::{ANN_JSON_SUFFIX, ANN_MD_SUFFIX, MAX_NAME_BYTES};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -46,39 +46,42 @@ pub fn render_json(record: &Record) -> String {
     s
 }
 
-/// The `--ann.md` content.
+/// The `--ann.md` content: the title, the table of fields, the facts about
+/// the file and the run, what the online catalogues said, the warnings.
 pub fn render_markdown(r: &Record) -> String {
-    let m = &r.metadata;
+    let mut s = md_heading(&r.metadata);
+    s.push_str(&md_field_table(r));
+    s.push_str(&md_facts(r));
+    if let Some(o) = &r.online {
+        s.push_str(&md_online(o));
+    }
+    s.push_str(&md_warnings(&r.warnings));
+    s
+}
+
+/// The title as the page heading, and the subtitle in italics below it.
+fn md_heading(m: &Metadata) -> String {
     let mut s = String::new();
     let title = m.title.as_deref().unwrap_or("(no title found)");
     let _ = writeln!(s, "# {}", md_inline(title));
     if let Some(sub) = &m.subtitle {
         let _ = writeln!(s, "\n*{}*", md_inline(sub));
     }
+    s
+}
+
+/// The table of set fields with where each was found and how sure:
+/// confident values first, then the unsure ones (below MIN_CONFIDENCE:
+/// not proposed, named or written).
+fn md_field_table(r: &Record) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "\n| Field | Value | Found on | Confidence |\n|---|---|---|---|"
     );
-    let source = |field: &str| -> (String, String) {
-        r.sources
-            .get(field)
-            .map(|src| {
-                let at = match src.page {
-                    Some(p) => format!("page {p} ({})", src.via.as_str()),
-                    None => src.via.as_str().to_string(),
-                };
-                (
-                    at,
-                    src.confidence.map_or(String::new(), |c| format!("{c:.2}")),
-                )
-            })
-            .unwrap_or_default()
-    };
-    // Confident values first, then the unsure ones (below MIN_CONFIDENCE:
-    // not proposed, named or written).
-    for (values, unsure) in [(m, false), (&r.unsure, true)] {
+    for (values, unsure) in [(&r.metadata, false), (&r.unsure, true)] {
         for (name, key, value) in field_rows(values) {
-            let (at, conf) = source(key);
+            let (at, conf) = source_cells(r, key);
             let conf = if unsure {
                 format!("{conf} (unsure)")
             } else {
@@ -92,7 +95,32 @@ pub fn render_markdown(r: &Record) -> String {
             );
         }
     }
+    s
+}
 
+/// The "Found on" and "Confidence" cells for the record key `field`:
+/// the page and how it was read, and the confidence with two decimals;
+/// both empty when the record has no source for it.
+fn source_cells(r: &Record, field: &str) -> (String, String) {
+    r.sources
+        .get(field)
+        .map(|src| {
+            let at = match src.page {
+                Some(p) => format!("page {p} ({})", src.via.as_str()),
+                None => src.via.as_str().to_string(),
+            };
+            (
+                at,
+                src.confidence.map_or(String::new(), |c| format!("{c:.2}")),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The list of facts about the file and how it was read: path, hash,
+/// pages, status, error, pages read, vision, proposed name, written.
+fn md_facts(r: &Record) -> String {
+    let mut s = String::new();
     let status = match r.status {
         Status::Complete => "complete",
         Status::Incomplete => "incomplete (title or author missing)",
@@ -109,76 +137,95 @@ pub fn render_markdown(r: &Record) -> String {
     if let Some(e) = &r.error {
         let _ = writeln!(s, "- Error: {}", md_inline(e));
     }
-    let list = |v: &[u32]| -> String {
-        if v.is_empty() {
-            "none".into()
-        } else {
-            v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-        }
-    };
     let _ = writeln!(
         s,
         "- Pages read: front {}; back {}",
-        list(&r.pages_read.front),
-        list(&r.pages_read.back)
+        page_list(&r.pages_read.front),
+        page_list(&r.pages_read.back)
     );
     if !r.vision.pages.is_empty() || !r.vision.failed.is_empty() {
         let _ = writeln!(
             s,
             "- Vision: pages {}; failed {}",
-            list(&r.vision.pages),
-            list(&r.vision.failed)
+            page_list(&r.vision.pages),
+            page_list(&r.vision.failed)
         );
     }
     if let Some(name) = &r.proposed_filename {
         let _ = writeln!(s, "- Proposed file name: `{name}`");
     }
     let _ = writeln!(s, "- Written: {}", if r.written { "yes" } else { "no" });
-    if let Some(o) = &r.online {
-        let _ = writeln!(s, "\n## Online catalogues\n");
-        for l in &o.lookups {
-            let cached = if l.cached { " (from the cache)" } else { "" };
-            let detail = l
-                .detail
-                .as_deref()
-                .map_or(String::new(), |d| format!(": {d}"));
-            let _ = writeln!(
-                s,
-                "- {} `{}`: {}{cached}{}",
-                l.source,
-                l.id,
-                l.result,
-                md_inline(&detail)
-            );
-        }
-        let names = |fields: &[crate::model::Field]| {
-            fields
-                .iter()
-                .map(|f| f.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !o.confirmed.is_empty() {
-            let _ = writeln!(s, "- Confirmed by a catalogue: {}", names(&o.confirmed));
-        }
-        if !o.filled.is_empty() {
-            let _ = writeln!(s, "- From a catalogue only: {}", names(&o.filled));
-        }
-        for c in &o.conflicts {
-            let _ = writeln!(
-                s,
-                "- Conflict on {}: the page says \u{ab}{}\u{bb}, {} says \u{ab}{}\u{bb}: {}",
-                c.field.as_str(),
-                md_inline(&c.page),
-                c.via.as_str(),
-                md_inline(&c.catalogue),
-                c.outcome
-            );
-        }
+    s
+}
+
+/// Page numbers joined with ", ", or "none".
+fn page_list(v: &[u32]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
     }
-    if !r.warnings.is_empty() {
+}
+
+/// The "Online catalogues" section: each lookup and its result, the fields
+/// a catalogue confirmed or filled, and each conflict with what was done.
+fn md_online(o: &OnlineReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Online catalogues\n");
+    for l in &o.lookups {
+        let cached = if l.cached { " (from the cache)" } else { "" };
+        let detail = l
+            .detail
+            .as_deref()
+            .map_or(String::new(), |d| format!(": {d}"));
+        let _ = writeln!(
+            s,
+            "- {} `{}`: {}{cached}{}",
+            l.source,
+            l.id,
+            l.result,
+            md_inline(&detail)
+        );
+    }
+    if !o.confirmed.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Confirmed by a catalogue: {}",
+            field_names(&o.confirmed)
+        );
+    }
+    if !o.filled.is_empty() {
+        let _ = writeln!(s, "- From a catalogue only: {}", field_names(&o.filled));
+    }
+    for c in &o.conflicts {
+        let _ = writeln!(
+            s,
+            "- Conflict on {}: the page says \u{ab}{}\u{bb}, {} says \u{ab}{}\u{bb}: {}",
+            c.field.as_str(),
+            md_inline(&c.page),
+            c.via.as_str(),
+            md_inline(&c.catalogue),
+            c.outcome
+        );
+    }
+    s
+}
+
+/// Field names joined with ", ".
+fn field_names(fields: &[Field]) -> String {
+    fields
+        .iter()
+        .map(|f| f.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The "Warnings" section, or nothing when there are none.
+fn md_warnings(warnings: &[String]) -> String {
+    let mut s = String::new();
+    if !warnings.is_empty() {
         let _ = writeln!(s, "\n## Warnings\n");
-        for w in &r.warnings {
+        for w in warnings {
             let _ = writeln!(s, "- {}", md_inline(w));
         }
     }

@@ -211,9 +211,107 @@ impl fmt::Display for SkipReason {
 /// a written file that failed its check (the original is then untouched);
 /// everything that is a policy decision is a [`WriteOutcome::Skipped`].
 pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
+    let (link, journal) = match check_policy(job)? {
+        Ok(allowed) => allowed,
+        Err(reason) => return Ok(WriteOutcome::Skipped(reason)),
+    };
+    let path = job.file.path.as_path();
+    let meta = &job.record.metadata;
+    let dir = fsutil::parent_of(path);
+    let Planned {
+        bytes,
+        hash: old_hash,
+        update,
+    } = match read_and_plan(job)? {
+        Ok(read) => read,
+        Err(reason) => return Ok(WriteOutcome::Skipped(reason)),
+    };
+    let mut collision = 1;
+    let mut target = free_name(&dir, path, meta, job.settings, &mut collision)?;
+    if update.appended.is_empty() && target == path {
+        let created = create_missing_annotations(job, &journal, path, old_hash, bytes.len())?;
+        return Ok(WriteOutcome::Unchanged {
+            path: path.to_path_buf(),
+            annotations: created,
+        });
+    }
+    let (mut temp, new) = stage_new_copy(path, &dir, (&bytes, old_hash), &update, &link)?;
+    ensure_untouched(path, &link)?;
+    let original = Original {
+        hash: old_hash,
+        len: bytes.len() as u64,
+        mtime: mtime_of(&link),
+    };
+    let entry = loop {
+        let entry = journal_entry(job, &target, temp.as_ref(), &original, &new)?;
+        journal
+            .record_write(&entry)
+            .with_context(|| format!("writing the journal {}", journal.path().display()))?;
+        let (committed, left) = commit(temp.take(), path, &target);
+        temp = left;
+        match committed {
+            Ok(()) => break entry,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // Another file took the name since we looked (a parallel
+                // write of a duplicate): try the next number.
+                journal
+                    .record_abandoned(&entry.id)
+                    .with_context(|| format!("writing the journal {}", journal.path().display()))?;
+                collision += 1;
+                target = free_name(&dir, path, meta, job.settings, &mut collision)?;
+            }
+            // The temporary copy, if any, is deleted when `temp` is dropped,
+            // after the failure is journaled.
+            Err(e) => bail!(commit_failed(&journal, &entry, temp.is_none(), e)),
+        }
+    };
+    let renamed = target != path;
+    // From here on the library holds the new file. A step that fails
+    // now takes the write back, so that a failed write leaves the
+    // library as it was (and never a copy beside the original).
+    if renamed && entry.temp_path.is_some() {
+        drop_old_name(&journal, &entry, &dir)?;
+    }
+    let mut record = job.record.clone();
+    record.written = true;
+    let (md, json) = write_exports(&journal, &entry, &dir, &record)?;
+    let mut warnings = update.warnings;
+    mark_done(&journal, &entry, &mut warnings);
+    Ok(WriteOutcome::Written(Written {
+        old_path: path.to_path_buf(),
+        new_path: target,
+        metadata_updated: !update.appended.is_empty(),
+        renamed,
+        old_hash,
+        new_hash: new.hash,
+        annotations: vec![md, json],
+        warnings,
+    }))
+}
+
+/// The file as it was analysed: what the journal keeps to take a write back.
+struct Original {
+    hash: DocHash,
+    len: u64,
+    /// Modification time as (seconds, nanoseconds) since the epoch.
+    mtime: Option<(u64, u32)>,
+}
+
+/// The content the file will have once written.
+struct NewContent {
+    hash: DocHash,
+    len: u64,
+}
+
+/// The policy checks that need no reading of the file's content: write
+/// mode, ignored folder, complete record, a regular (not symlinked, not
+/// read-only) file with a UTF-8 path inside the project. Returns the
+/// file's metadata (to notice a change while writing) and the run's
+/// journal, or why the file is left alone.
+fn check_policy(job: &WriteJob) -> Result<Result<(fs::Metadata, Journal), SkipReason>> {
     let settings = job.settings;
     if !settings.write_pdf_changes {
-        return Ok(WriteOutcome::Skipped(SkipReason::WriteDisabled));
+        return Ok(Err(SkipReason::WriteDisabled));
     }
     if job.file.ignored
         || job
@@ -222,16 +320,15 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             .components()
             .any(|c| c.as_os_str() == settings.runtime_ignore_dir_name.as_str())
     {
-        return Ok(WriteOutcome::Skipped(SkipReason::Ignored));
+        return Ok(Err(SkipReason::Ignored));
     }
-    let meta = &job.record.metadata;
-    if job.record.status != Status::Complete || !meta.is_complete() {
-        return Ok(WriteOutcome::Skipped(SkipReason::Incomplete));
+    if job.record.status != Status::Complete || !job.record.metadata.is_complete() {
+        return Ok(Err(SkipReason::Incomplete));
     }
     let path = job.file.path.as_path();
     let link = fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if link.file_type().is_symlink() {
-        return Ok(WriteOutcome::Skipped(SkipReason::Symlink));
+        return Ok(Err(SkipReason::Symlink));
     }
     if !link.is_file() {
         bail!("{} is not a regular file", path.display());
@@ -240,72 +337,96 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     // their back (the rename would succeed: it needs the folder's
     // permission, not the file's).
     if link.permissions().readonly() && !settings.write_read_only_files {
-        return Ok(WriteOutcome::Skipped(SkipReason::ReadOnly));
+        return Ok(Err(SkipReason::ReadOnly));
     }
     if path.to_str().is_none() {
-        return Ok(WriteOutcome::Skipped(SkipReason::NonUtf8Path));
+        return Ok(Err(SkipReason::NonUtf8Path));
     }
     let journal = Journal::for_run(job.cache_dir, job.run_id);
     if journal.relative(path).is_none() {
-        return Ok(WriteOutcome::Skipped(SkipReason::OutsideProject));
+        return Ok(Err(SkipReason::OutsideProject));
     }
-    let dir = fsutil::parent_of(path);
+    Ok(Ok((link, journal)))
+}
 
+/// The file's bytes as read (still the ones analysed), their hash, and the
+/// incremental update planned for them.
+struct Planned {
+    bytes: Vec<u8>,
+    hash: DocHash,
+    update: pdf::Update,
+}
+
+/// Reads the file, checks it is still the one analysed (by hash) and plans
+/// the incremental update; or says why the file is left alone (changed, or
+/// a PDF that is refused).
+fn read_and_plan(job: &WriteJob) -> Result<Result<Planned, SkipReason>> {
+    let path = job.file.path.as_path();
     let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let old_hash = fsutil::hash_bytes(&bytes);
     if old_hash != job.expected_hash {
-        return Ok(WriteOutcome::Skipped(SkipReason::HashChanged {
+        return Ok(Err(SkipReason::HashChanged {
             expected: job.expected_hash,
             found: old_hash,
         }));
     }
-    let update = match pdf::plan(&bytes, meta) {
-        Ok(u) => u,
-        Err(refusal) => return Ok(WriteOutcome::Skipped(SkipReason::Refused(refusal))),
+    match pdf::plan(&bytes, &job.record.metadata) {
+        Ok(update) => Ok(Ok(Planned {
+            bytes,
+            hash: old_hash,
+            update,
+        })),
+        Err(refusal) => Ok(Err(SkipReason::Refused(refusal))),
+    }
+}
+
+/// The new content, on disk beside the original, checked from disk: a
+/// synced temporary file holding the original bytes plus the update, with
+/// the original's permissions. No temporary file when only the name
+/// changes. Takes the original bytes with their hash. Returns the copy
+/// with the hash and length the file will have.
+fn stage_new_copy(
+    path: &Path,
+    dir: &Path,
+    (bytes, hash): (&[u8], DocHash),
+    update: &pdf::Update,
+    link: &fs::Metadata,
+) -> Result<(Option<tempfile::NamedTempFile>, NewContent)> {
+    if update.appended.is_empty() {
+        let unchanged = NewContent {
+            hash,
+            len: bytes.len() as u64,
+        };
+        return Ok((None, unchanged));
+    }
+    let mut t = fsutil::temp_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    let tpath = t.path().to_path_buf();
+    t.write_all(bytes)
+        .and_then(|()| t.write_all(&update.appended))
+        .and_then(|()| t.as_file().set_permissions(link.permissions()))
+        .and_then(|()| t.as_file().sync_all())
+        .with_context(|| format!("writing the new copy {}", tpath.display()))?;
+    let written = fs::read(&tpath).with_context(|| format!("reading back {}", tpath.display()))?;
+    if written.len() != bytes.len() + update.appended.len() || written[..bytes.len()] != bytes[..] {
+        bail!(
+            "{}: temporary copy does not start with the original bytes",
+            path.display()
+        );
+    }
+    pdf::verify(&written, update).map_err(|why| {
+        anyhow::anyhow!("{}: written file failed its check: {why}", path.display())
+    })?;
+    let new = NewContent {
+        hash: fsutil::hash_bytes(&written),
+        len: written.len() as u64,
     };
-    let mut collision = 1;
-    let mut target = free_name(&dir, path, meta, settings, &mut collision)?;
+    Ok((Some(t), new))
+}
 
-    if update.appended.is_empty() && target == path {
-        let created = create_missing_annotations(job, &journal, path, old_hash, bytes.len())?;
-        return Ok(WriteOutcome::Unchanged {
-            path: path.to_path_buf(),
-            annotations: created,
-        });
-    }
-
-    // The new content, on disk beside the original, checked from disk.
-    let mut temp = None;
-    let mut new_hash = old_hash;
-    let mut new_len = bytes.len() as u64;
-    if !update.appended.is_empty() {
-        let mut t = fsutil::temp_in(&dir)
-            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-        let tpath = t.path().to_path_buf();
-        t.write_all(&bytes)
-            .and_then(|()| t.write_all(&update.appended))
-            .and_then(|()| t.as_file().set_permissions(link.permissions()))
-            .and_then(|()| t.as_file().sync_all())
-            .with_context(|| format!("writing the new copy {}", tpath.display()))?;
-        let written =
-            fs::read(&tpath).with_context(|| format!("reading back {}", tpath.display()))?;
-        if written.len() != bytes.len() + update.appended.len()
-            || written[..bytes.len()] != bytes[..]
-        {
-            bail!(
-                "{}: temporary copy does not start with the original bytes",
-                path.display()
-            );
-        }
-        pdf::verify(&written, &update).map_err(|why| {
-            anyhow::anyhow!("{}: written file failed its check: {why}", path.display())
-        })?;
-        new_hash = fsutil::hash_bytes(&written);
-        new_len = written.len() as u64;
-        temp = Some(t);
-    }
-
-    // Nothing may have changed the original while we worked.
+/// Fails when the original changed (length or modification time) since
+/// `link` was read: nothing may have changed it while we worked.
+fn ensure_untouched(path: &Path, link: &fs::Metadata) -> Result<()> {
     let now = fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if now.len() != link.len() || now.modified().ok() != link.modified().ok() {
         bail!(
@@ -313,119 +434,132 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
             path.display()
         );
     }
+    Ok(())
+}
 
-    let mut record = job.record.clone();
-    record.written = true;
-    loop {
-        let annotations = plan_annotations(&target)?;
-        let entry = WriteEntry {
-            id: journal::new_id(path),
-            run_id: job.run_id.to_string(),
-            ts_ms: journal::now_ms(),
-            old_path: path.to_path_buf(),
-            new_path: target.clone(),
-            temp_path: temp.as_ref().map(|t| t.path().to_path_buf()),
-            old_hash: old_hash.hex(),
-            new_hash: new_hash.hex(),
-            original_len: bytes.len() as u64,
-            new_len,
-            original_mtime: link
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| (d.as_secs(), d.subsec_nanos())),
-            annotations: annotations.clone(),
-        };
-        journal
-            .record_write(&entry)
-            .with_context(|| format!("writing the journal {}", journal.path().display()))?;
+/// The modification time in `link` as the journal keeps it.
+fn mtime_of(link: &fs::Metadata) -> Option<(u64, u32)> {
+    link.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| (d.as_secs(), d.subsec_nanos()))
+}
 
-        // The one step that changes what the library holds.
-        let committed: io::Result<()> = match temp.take() {
-            Some(t) if target == path => t.persist(path).map(drop).map_err(|e| e.error),
-            Some(t) => match t.persist_noclobber(&target) {
-                Ok(_) => Ok(()),
-                Err(e) => {
-                    temp = Some(e.file);
-                    Err(e.error)
-                }
-            },
-            None => fsutil::rename_noreplace(path, &target),
-        };
-        match committed {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                // Another file took the name since we looked (a parallel
-                // write of a duplicate): try the next number.
-                journal
-                    .record_abandoned(&entry.id)
-                    .with_context(|| format!("writing the journal {}", journal.path().display()))?;
-                collision += 1;
-                target = free_name(&dir, path, meta, settings, &mut collision)?;
-                continue;
-            }
-            Err(e) => {
-                // Nothing took effect: the temporary copy is deleted when
-                // `temp` is dropped. A rename done as link + unlink (where
-                // the atomic rename is missing) may have left the second
-                // name: the same file, so removing it loses nothing.
-                if temp.is_none() && target != path && fsutil::same_file(path, &target) {
-                    let _ = fs::remove_file(&target);
-                }
-                let (p, t) = (path.display(), target.display());
-                let why = match entry.temp_path {
-                    Some(_) => format!("moving the new {t} into place: {e}; {p} is as it was"),
-                    None => format!("renaming {p} to {t}: {e}; {p} is as it was"),
-                };
-                let _ = journal.record_failed(&entry.id, &why);
-                bail!(why);
-            }
+/// The journal entry for writing `job.file` to `target` (from `temp`, or a
+/// plain rename when there is none), with the current content of the
+/// annotation exports it will replace.
+fn journal_entry(
+    job: &WriteJob,
+    target: &Path,
+    temp: Option<&tempfile::NamedTempFile>,
+    original: &Original,
+    new: &NewContent,
+) -> Result<WriteEntry> {
+    let path = job.file.path.as_path();
+    let annotations = plan_annotations(target)?;
+    Ok(WriteEntry {
+        id: journal::new_id(path),
+        run_id: job.run_id.to_string(),
+        ts_ms: journal::now_ms(),
+        old_path: path.to_path_buf(),
+        new_path: target.to_path_buf(),
+        temp_path: temp.map(|t| t.path().to_path_buf()),
+        old_hash: original.hash.hex(),
+        new_hash: new.hash.hex(),
+        original_len: original.len,
+        new_len: new.len,
+        original_mtime: original.mtime,
+        annotations,
+    })
+}
+
+/// The one step that changes what the library holds: the temporary copy
+/// replaces `path` (same name) or takes `target` without overwriting
+/// anything; with no copy, `path` is renamed to `target`, again without
+/// overwriting. Returns the outcome and the temporary copy when it is
+/// still there (a refused `target`), so the caller can try another name.
+fn commit(
+    temp: Option<tempfile::NamedTempFile>,
+    path: &Path,
+    target: &Path,
+) -> (io::Result<()>, Option<tempfile::NamedTempFile>) {
+    match temp {
+        Some(t) if target == path => (t.persist(path).map(drop).map_err(|e| e.error), None),
+        Some(t) => match t.persist_noclobber(target) {
+            Ok(_) => (Ok(()), None),
+            Err(e) => (Err(e.error), Some(e.file)),
+        },
+        None => (fsutil::rename_noreplace(path, target), None),
+    }
+}
+
+/// After a failed [`commit`] (other than a taken name): removes a second
+/// name a link + unlink rename may have left, journals the failure and
+/// returns the message naming the file. `no_temp`: there is no temporary
+/// copy left (a plain rename, or a copy already gone).
+fn commit_failed(journal: &Journal, entry: &WriteEntry, no_temp: bool, e: io::Error) -> String {
+    let (path, target) = (entry.old_path.as_path(), entry.new_path.as_path());
+    // Nothing took effect. A rename done as link + unlink (where the
+    // atomic rename is missing) may have left the second name: the same
+    // file, so removing it loses nothing.
+    if no_temp && target != path && fsutil::same_file(path, target) {
+        let _ = fs::remove_file(target);
+    }
+    let (p, t) = (path.display(), target.display());
+    let why = match entry.temp_path {
+        Some(_) => format!("moving the new {t} into place: {e}; {p} is as it was"),
+        None => format!("renaming {p} to {t}: {e}; {p} is as it was"),
+    };
+    let _ = journal.record_failed(&entry.id, &why);
+    why
+}
+
+/// After the new copy took the new name: makes that durable, and only then
+/// removes the old name. On failure the new copy is taken back and the
+/// error says what became of the file.
+fn drop_old_name(journal: &Journal, entry: &WriteEntry, dir: &Path) -> Result<()> {
+    let path = entry.old_path.as_path();
+    let dropped = fsutil::sync_dir(dir)
+        .map_err(|e| format!("syncing the folder {} failed ({e})", dir.display()))
+        .and_then(|()| {
+            fs::remove_file(path).map_err(|e| format!("the old name could not be removed ({e})"))
+        });
+    if let Err(why) = dropped {
+        match undo::take_back_copy(journal, entry, &why) {
+            Ok(told) | Err(told) => bail!(told),
         }
-        let renamed = target != path;
-        // From here on the library holds the new file. A step that fails
-        // now takes the write back, so that a failed write leaves the
-        // library as it was (and never a copy beside the original).
-        if renamed && entry.temp_path.is_some() {
-            // The new name exists and is durable; only now drop the old one.
-            let dropped = fsutil::sync_dir(&dir)
-                .map_err(|e| format!("syncing the folder {} failed ({e})", dir.display()))
-                .and_then(|()| {
-                    fs::remove_file(path)
-                        .map_err(|e| format!("the old name could not be removed ({e})"))
-                });
-            if let Err(why) = dropped {
-                match undo::take_back_copy(&journal, &entry, &why) {
-                    Ok(told) | Err(told) => bail!(told),
-                }
-            }
-        }
-        let stem = stem_of(&target);
-        let finished = fsutil::sync_dir(&dir)
-            .with_context(|| format!("syncing the folder {}", dir.display()))
-            .and_then(|()| write_annotations(&dir, &stem, &record));
-        let (md, json) = match finished {
-            Ok(paths) => paths,
-            Err(e) => bail!(undo::take_back_write(&journal, &entry, &format!("{e:#}"))),
-        };
-        let mut warnings = update.warnings;
-        if let Err(e) = journal.record_done(&entry.id) {
-            // The file is written and checked; the entry stays pending,
-            // and whatever reads the journal next settles it by hash.
-            warnings.push(format!(
-                "the write is done, but journaling it in {} failed: {e}",
-                journal.path().display()
-            ));
-        }
-        return Ok(WriteOutcome::Written(Written {
-            old_path: path.to_path_buf(),
-            new_path: target,
-            metadata_updated: !update.appended.is_empty(),
-            renamed,
-            old_hash,
-            new_hash,
-            annotations: vec![md, json],
-            warnings,
-        }));
+    }
+    Ok(())
+}
+
+/// Makes the committed file durable and writes its annotation exports
+/// beside it. Returns their paths (md, json); on failure the write is
+/// taken back and the error says so.
+fn write_exports(
+    journal: &Journal,
+    entry: &WriteEntry,
+    dir: &Path,
+    record: &Record,
+) -> Result<(PathBuf, PathBuf)> {
+    let stem = stem_of(&entry.new_path);
+    let finished = fsutil::sync_dir(dir)
+        .with_context(|| format!("syncing the folder {}", dir.display()))
+        .and_then(|()| write_annotations(dir, &stem, record));
+    match finished {
+        Ok(paths) => Ok(paths),
+        Err(e) => bail!(undo::take_back_write(journal, entry, &format!("{e:#}"))),
+    }
+}
+
+/// Journals the write as done. A failure to do so is only a warning: the
+/// file is written and checked, the entry stays pending, and whatever
+/// reads the journal next settles it by hash.
+fn mark_done(journal: &Journal, entry: &WriteEntry, warnings: &mut Vec<String>) {
+    if let Err(e) = journal.record_done(&entry.id) {
+        warnings.push(format!(
+            "the write is done, but journaling it in {} failed: {e}",
+            journal.path().display()
+        ));
     }
 }
 
