@@ -25,6 +25,8 @@ export OMP_THREAD_LIMIT=1
 cargo fmt --all -- --check
 # The import layers of src/ (no cycle, no import back up).
 python3 scripts/check-layers.py
+# No function outside the tests longer than 80 lines.
+python3 scripts/check-fn-length.py 80
 # The lints ride on the test build, through documented interfaces only:
 # cargo's RUSTC_WORKSPACE_WRAPPER runs clippy-driver (a drop-in rustc that
 # also lints, which is how `cargo clippy` itself works) on this package's
