@@ -16,6 +16,7 @@
 //! unreadable and the caller writes a fresh packet (the old one stays in
 //! the file's earlier revision, since updates are append-only).
 
+use crate::util::xml::unescape;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -309,23 +310,8 @@ fn splice(text: &str, removals: &[Range<usize>], insert_at: usize, insertion: &s
     out
 }
 
-/// XML text escaping, dropping characters XML 1.0 cannot carry (also
-/// right for HTML text and double-quoted attributes).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// XML text escaping (shared with the other XML writers).
+pub use crate::util::xml::escape;
 
 /// One parsed element with the byte spans needed for surgery.
 #[derive(Debug)]
@@ -374,12 +360,6 @@ impl Scope {
             None => (self.map.get("").map(String::as_str), qname),
         }
     }
-}
-
-/// An attribute value's text (entities decoded); as written when it holds
-/// a reference XML does not define.
-fn unescape(s: &str) -> String {
-    quick_xml::escape::unescape(s).map_or_else(|_| s.to_string(), |text| text.into_owned())
 }
 
 /// Depth-first search for the first `rdf:RDF`, with the scope inside it.
