@@ -5,7 +5,7 @@
 //! book folder's `metadata.opf`.
 
 use super::Entry;
-use crate::write::xml_escape as esc;
+use crate::util::xml::escape as esc;
 use std::fmt::Write as _;
 
 pub fn render(e: &Entry) -> String {

@@ -123,7 +123,7 @@ fn link_tree(from: &Path, to: &Path) -> Result<()> {
         if entry.file_type()?.is_dir() {
             link_tree(&src, &dest)?;
         } else {
-            crate::write::link_or_copy(&src, &dest)
+            crate::util::fs::link_or_copy(&src, &dest)
                 .with_context(|| format!("linking {} to {}", src.display(), dest.display()))?;
         }
     }

@@ -26,7 +26,7 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-pub use crate::model::{NOT_APPROVED, is_refusal};
+use crate::model::NOT_APPROVED;
 
 /// What the reviewer decided for one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +274,7 @@ fn set_field(m: &mut Metadata, field: Field, d: &Decided) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::is_refusal;
 
     fn write(dir: &Path, text: &str) -> PathBuf {
         let f = dir.join("approved.json");

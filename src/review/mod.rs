@@ -208,7 +208,7 @@ pub fn render(run_id: &str, records: &[Record], page_num_offset: u32) -> Result<
     // would be swallowed. A `<` can only stand inside a JSON string, where
     // `\u003c` means the same: none is left for the HTML parser to see.
     let json = serde_json::to_string(&data)?.replace('<', "\\u003c");
-    let id = crate::write::xml_escape(run_id);
+    let id = crate::util::xml::escape(run_id);
     Ok(include_str!("page.html")
         .replace("__RUN_ID__", &id)
         .replacen("__DATA__", &json, 1))

@@ -3,7 +3,6 @@
 //! mode and under `cache/runs/<run-id>/ann/` in every run, each file by a
 //! synced temporary file and one rename.
 
-use super::fsutil;
 use crate::model::{Field, Metadata, OnlineReport, Record, Status};
 use crate::name::{ANN_JSON_SUFFIX, ANN_MD_SUFFIX, MAX_NAME_BYTES};
 use anyhow::{Context, Result};
@@ -32,9 +31,9 @@ pub fn annotation_paths(dir: &Path, stem: &str) -> (PathBuf, PathBuf) {
 pub fn write_annotations(dir: &Path, stem: &str, record: &Record) -> Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (md, json) = annotation_paths(dir, stem);
-    fsutil::write_atomic(&md, render_markdown(record).as_bytes())
+    crate::util::fs::write_atomic(&md, render_markdown(record).as_bytes())
         .with_context(|| format!("writing {}", md.display()))?;
-    fsutil::write_atomic(&json, render_json(record).as_bytes())
+    crate::util::fs::write_atomic(&json, render_json(record).as_bytes())
         .with_context(|| format!("writing {}", json.display()))?;
     Ok((md, json))
 }

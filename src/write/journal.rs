@@ -221,7 +221,7 @@ impl Journal {
         f.write_all(text.as_bytes())?;
         f.sync_data()?;
         if created {
-            super::fsutil::sync_dir(dir)?;
+            crate::util::fs::sync_dir(dir)?;
         }
         Ok(())
     }
@@ -341,7 +341,7 @@ impl Journal {
         // annotation exports it created: an entry whose paths are anything
         // else (an edited journal) must never make them delete a PDF.
         if let Some(t) = &e.temp_path
-            && !super::fsutil::is_temp_file(t)
+            && !crate::util::fs::is_temp_file(t)
         {
             return Err(format!("{} is not a colophon temporary file", t.display()));
         }
@@ -383,7 +383,7 @@ impl Journal {
         let mut f = OpenOptions::new().create(true).append(true).open(&aside)?;
         f.write_all(&bad)?;
         f.sync_data()?;
-        super::fsutil::write_atomic(&self.path, &keep)?;
+        crate::util::fs::write_atomic(&self.path, &keep)?;
         let lines = contents
             .damaged
             .iter()

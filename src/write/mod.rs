@@ -62,27 +62,17 @@
 //! finds): the project lock ([`crate::project::Project::lock`]) sees to it.
 
 mod annotations;
-/// The file-system helpers (`util::fs`) and file hashing (`fingerprint`),
-/// under the name this stage's files use.
-mod fsutil {
-    #[cfg(test)]
-    pub use crate::fingerprint::hash_file_len as hash_file;
-    pub use crate::fingerprint::{hash_bytes, hash_if_exists};
-    pub use crate::util::fs::*;
-}
 mod journal;
 mod pdf;
 mod undo;
 mod xmp;
 
 pub use annotations::{annotation_paths, render_json, render_markdown, write_annotations};
-pub use fsutil::{TEMP_PREFIX, is_temp_file, link_or_copy, write_or_link};
 pub use journal::{Journal, journal_dir};
 pub use pdf::Refusal;
 pub use undo::{
     CleanupReport, UndoReport, cleanup_leftovers, remove_stale_temps, settle_journals, undo,
 };
-pub use xmp::escape as xml_escape;
 
 use crate::model::{DocHash, PdfFile, Record, Status};
 use crate::name;
@@ -217,7 +207,7 @@ pub fn apply(job: &WriteJob) -> Result<WriteOutcome> {
     };
     let path = job.file.path.as_path();
     let meta = &job.record.metadata;
-    let dir = fsutil::parent_of(path);
+    let dir = crate::util::fs::parent_of(path);
     let Planned {
         bytes,
         hash: old_hash,
@@ -363,7 +353,7 @@ struct Planned {
 fn read_and_plan(job: &WriteJob) -> Result<Result<Planned, SkipReason>> {
     let path = job.file.path.as_path();
     let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let old_hash = fsutil::hash_bytes(&bytes);
+    let old_hash = crate::fingerprint::hash_bytes(&bytes);
     if old_hash != job.expected_hash {
         return Ok(Err(SkipReason::HashChanged {
             expected: job.expected_hash,
@@ -399,7 +389,7 @@ fn stage_new_copy(
         };
         return Ok((None, unchanged));
     }
-    let mut t = fsutil::temp_in(dir)
+    let mut t = crate::util::fs::temp_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
     let tpath = t.path().to_path_buf();
     t.write_all(bytes)
@@ -418,7 +408,7 @@ fn stage_new_copy(
         anyhow::anyhow!("{}: written file failed its check: {why}", path.display())
     })?;
     let new = NewContent {
-        hash: fsutil::hash_bytes(&written),
+        hash: crate::fingerprint::hash_bytes(&written),
         len: written.len() as u64,
     };
     Ok((Some(t), new))
@@ -489,7 +479,7 @@ fn commit(
             Ok(_) => (Ok(()), None),
             Err(e) => (Err(e.error), Some(e.file)),
         },
-        None => (fsutil::rename_noreplace(path, target), None),
+        None => (crate::util::fs::rename_noreplace(path, target), None),
     }
 }
 
@@ -502,7 +492,7 @@ fn commit_failed(journal: &Journal, entry: &WriteEntry, no_temp: bool, e: io::Er
     // Nothing took effect. A rename done as link + unlink (where the
     // atomic rename is missing) may have left the second name: the same
     // file, so removing it loses nothing.
-    if no_temp && target != path && fsutil::same_file(path, target) {
+    if no_temp && target != path && crate::util::fs::same_file(path, target) {
         let _ = fs::remove_file(target);
     }
     let (p, t) = (path.display(), target.display());
@@ -519,7 +509,7 @@ fn commit_failed(journal: &Journal, entry: &WriteEntry, no_temp: bool, e: io::Er
 /// error says what became of the file.
 fn drop_old_name(journal: &Journal, entry: &WriteEntry, dir: &Path) -> Result<()> {
     let path = entry.old_path.as_path();
-    let dropped = fsutil::sync_dir(dir)
+    let dropped = crate::util::fs::sync_dir(dir)
         .map_err(|e| format!("syncing the folder {} failed ({e})", dir.display()))
         .and_then(|()| {
             fs::remove_file(path).map_err(|e| format!("the old name could not be removed ({e})"))
@@ -542,7 +532,7 @@ fn write_exports(
     record: &Record,
 ) -> Result<(PathBuf, PathBuf)> {
     let stem = stem_of(&entry.new_path);
-    let finished = fsutil::sync_dir(dir)
+    let finished = crate::util::fs::sync_dir(dir)
         .with_context(|| format!("syncing the folder {}", dir.display()))
         .and_then(|()| write_annotations(dir, &stem, record));
     match finished {
@@ -587,7 +577,9 @@ fn free_name(
         match fs::symlink_metadata(&candidate) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(candidate),
             Err(e) => return Err(e).with_context(|| format!("checking {}", candidate.display())),
-            Ok(_) if fsutil::same_file(&candidate, current) => return Ok(current.to_path_buf()),
+            Ok(_) if crate::util::fs::same_file(&candidate, current) => {
+                return Ok(current.to_path_buf());
+            }
             Ok(_) => *n += 1,
         }
     }
@@ -613,7 +605,7 @@ fn stem_of(path: &Path) -> String {
 
 /// The exports of `pdf_path` and their current content (for undo).
 fn plan_annotations(pdf_path: &Path) -> Result<Vec<AnnotationBackup>> {
-    let (md, json) = annotation_paths(&fsutil::parent_of(pdf_path), &stem_of(pdf_path));
+    let (md, json) = annotation_paths(&crate::util::fs::parent_of(pdf_path), &stem_of(pdf_path));
     let mut out = Vec::new();
     for p in [md, json] {
         let previous = match fs::read(&p) {
@@ -672,7 +664,7 @@ fn create_missing_annotations(
         } else {
             render_json(&record)
         };
-        if let Err(e) = fsutil::write_atomic(&a.path, content.as_bytes()) {
+        if let Err(e) = crate::util::fs::write_atomic(&a.path, content.as_bytes()) {
             // The one written before goes again: a failure changes nothing.
             let reason = format!("writing {}: {e}", a.path.display());
             bail!(undo::take_back_write(journal, &entry, &reason));

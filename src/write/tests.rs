@@ -4,6 +4,7 @@
 use super::journal::{Journal, State};
 use super::*;
 use crate::model::{Metadata, PagesRead, VisionPages};
+use crate::util::fs::{TEMP_PREFIX, is_temp_file};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -65,7 +66,7 @@ impl Lib {
                         .unwrap()
                         .to_string_lossy()
                         .into_owned();
-                    out.insert(rel, fsutil::hash_file(&p).unwrap().0.hex());
+                    out.insert(rel, crate::fingerprint::hash_file_len(&p).unwrap().0.hex());
                 }
             }
         }
@@ -97,7 +98,12 @@ fn meta(title: &str, authors: &[&str]) -> Metadata {
 fn record(file: &PdfFile, meta: Metadata) -> Record {
     Record {
         path: file.rel.to_string_lossy().into_owned(),
-        blake3: Some(fsutil::hash_file(&file.path).unwrap().0.hex()),
+        blake3: Some(
+            crate::fingerprint::hash_file_len(&file.path)
+                .unwrap()
+                .0
+                .hex(),
+        ),
         pages: Some(15),
         status: Status::Complete,
         error: None,
@@ -115,7 +121,7 @@ fn record(file: &PdfFile, meta: Metadata) -> Record {
 
 fn run(lib: &Lib, file: &PdfFile, m: Metadata, s: &Settings, run_id: &str) -> WriteOutcome {
     let rec = record(file, m);
-    let hash = fsutil::hash_file(&file.path).unwrap().0;
+    let hash = crate::fingerprint::hash_file_len(&file.path).unwrap().0;
     apply(&WriteJob {
         file,
         expected_hash: hash,
@@ -181,7 +187,7 @@ fn writes_metadata_into_every_kind_of_pdf() {
         assert!(!file.path.exists(), "{name}: old name removed");
         let new = fs::read(&w.new_path).unwrap();
         assert!(new.starts_with(&original), "{name}: original is a prefix");
-        assert_eq!(fsutil::hash_bytes(&new), w.new_hash);
+        assert_eq!(crate::fingerprint::hash_bytes(&new), w.new_hash);
         qpdf_check(&w.new_path);
 
         let info = pdfinfo(&w.new_path);
@@ -611,7 +617,7 @@ fn policy_skips() {
     let s = settings();
     let job = WriteJob {
         file: &g,
-        expected_hash: fsutil::hash_file(&g.path).unwrap().0,
+        expected_hash: crate::fingerprint::hash_file_len(&g.path).unwrap().0,
         record: &rec,
         settings: &s,
         cache_dir: &lib.cache,
@@ -650,7 +656,7 @@ fn policy_skips() {
     let mut expected = before.clone();
     expected.insert(
         "ok/y.pdf".into(),
-        fsutil::hash_file(&g.path).unwrap().0.hex(),
+        crate::fingerprint::hash_file_len(&g.path).unwrap().0.hex(),
     );
     assert_eq!(lib.snapshot(), expected);
     assert!(!lib.cache.join("journal").exists());
@@ -682,7 +688,7 @@ fn cleanup_settles_interrupted_writes() {
     let b = lib.add(XREF_STREAM, "b/orig.pdf");
     let leftover = lib.data.join("b").join(format!("{TEMP_PREFIX}abc"));
     fs::write(&leftover, b"%PDF-1.5 partial").unwrap();
-    let hb = fsutil::hash_file(&b.path).unwrap().0.hex();
+    let hb = crate::fingerprint::hash_file_len(&b.path).unwrap().0.hex();
     j.record_write(&journal::WriteEntry {
         id: "b1".into(),
         run_id: "crash".into(),
@@ -815,9 +821,15 @@ fn kill_at_random_points_never_damages_a_pdf() {
         qpdf_check(&new_path);
         expect.push((
             format!("in{i}.pdf"),
-            fsutil::hash_file(&fixture(n)).unwrap().0.hex(),
+            crate::fingerprint::hash_file_len(&fixture(n))
+                .unwrap()
+                .0
+                .hex(),
             new_name,
-            fsutil::hash_file(&new_path).unwrap().0.hex(),
+            crate::fingerprint::hash_file_len(&new_path)
+                .unwrap()
+                .0
+                .hex(),
         ));
     }
 
@@ -864,7 +876,10 @@ fn kill_at_random_points_never_damages_a_pdf() {
             .collect();
         for name in listing(&data) {
             if name.ends_with(".pdf") {
-                let h = fsutil::hash_file(&data.join(&name)).unwrap().0.hex();
+                let h = crate::fingerprint::hash_file_len(&data.join(&name))
+                    .unwrap()
+                    .0
+                    .hex();
                 assert!(
                     valid.contains(h.as_str()),
                     "seed {seed}, round {round}: {name} is damaged"
@@ -873,11 +888,11 @@ fn kill_at_random_points_never_damages_a_pdf() {
             }
         }
         for (old, oh, new, nh) in &expect {
-            let old_ok = fsutil::hash_if_exists(&data.join(old))
+            let old_ok = crate::fingerprint::hash_if_exists(&data.join(old))
                 .unwrap()
                 .map(|h| h.hex())
                 == Some(oh.clone());
-            let new_ok = fsutil::hash_if_exists(&data.join(new))
+            let new_ok = crate::fingerprint::hash_if_exists(&data.join(new))
                 .unwrap()
                 .map(|h| h.hex())
                 == Some(nh.clone());
@@ -917,7 +932,13 @@ fn kill_at_random_points_never_damages_a_pdf() {
             "seed {seed}, round {round}"
         );
         for (old, oh, _, _) in &expect {
-            assert_eq!(&fsutil::hash_file(&data.join(old)).unwrap().0.hex(), oh);
+            assert_eq!(
+                &crate::fingerprint::hash_file_len(&data.join(old))
+                    .unwrap()
+                    .0
+                    .hex(),
+                oh
+            );
         }
     }
     eprintln!(
@@ -1031,7 +1052,7 @@ fn job<'a>(
 ) -> WriteJob<'a> {
     WriteJob {
         file,
-        expected_hash: fsutil::hash_file(&file.path).unwrap().0,
+        expected_hash: crate::fingerprint::hash_file_len(&file.path).unwrap().0,
         record: rec,
         settings: s,
         cache_dir: &lib.cache,
@@ -1254,7 +1275,7 @@ fn an_interrupted_write_that_cannot_be_finished_is_taken_back() {
     let mut expected = before;
     expected.insert(
         "b/other.pdf".into(),
-        fsutil::hash_bytes(&fs::read(fixture(XREF_STREAM)).unwrap()).hex(),
+        crate::fingerprint::hash_bytes(&fs::read(fixture(XREF_STREAM)).unwrap()).hex(),
     );
     assert_eq!(lib.snapshot(), expected);
 }
@@ -1294,7 +1315,10 @@ fn a_journal_naming_a_pdf_as_its_temporary_file_is_refused() {
     let victim = lib.add(CLASSIC, "victim.pdf");
     let before = lib.snapshot();
     let j = Journal::for_run(&lib.cache, "edited");
-    let h = fsutil::hash_file(&victim.path).unwrap().0.hex();
+    let h = crate::fingerprint::hash_file_len(&victim.path)
+        .unwrap()
+        .0
+        .hex();
     let entry = |id: &str, temp: Option<PathBuf>, ann: PathBuf| journal::WriteEntry {
         id: id.into(),
         run_id: "edited".into(),

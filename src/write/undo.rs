@@ -14,10 +14,10 @@
 //! undo's temporary copy has a name fixed by its entry
 //! ([`undo_temp_path`]), so whatever settles a killed undo deletes it.
 
-use super::fsutil::{self, TEMP_PREFIX};
 use super::journal::{self, Journal, State, WriteEntry};
 use crate::model::DocHash;
 use crate::settings::Settings;
+use crate::util::fs::TEMP_PREFIX;
 use anyhow::{Context, Result, bail};
 use base64::Engine as _;
 use std::collections::HashSet;
@@ -182,7 +182,7 @@ fn settle(j: &Journal, report: &mut CleanupReport) {
 }
 
 fn matches(path: &Path, hex: &str) -> Result<bool> {
-    Ok(fsutil::hash_if_exists(path)
+    Ok(crate::fingerprint::hash_if_exists(path)
         .with_context(|| format!("hashing {}", path.display()))?
         .is_some_and(|h| h.hex() == hex))
 }
@@ -191,7 +191,9 @@ fn matches(path: &Path, hex: &str) -> Result<bool> {
 fn remove_temps(e: &WriteEntry, report: &mut CleanupReport) -> Result<()> {
     let undo_temp = undo_temp_path(e);
     for t in e.temp_path.iter().chain([&undo_temp]) {
-        if fsutil::remove_if_exists(t).with_context(|| format!("removing {}", t.display()))? {
+        if crate::util::fs::remove_if_exists(t)
+            .with_context(|| format!("removing {}", t.display()))?
+        {
             report.temp_files_removed.push(t.clone());
         }
     }
@@ -205,7 +207,7 @@ fn remove_temps(e: &WriteEntry, report: &mut CleanupReport) -> Result<()> {
 /// leaving a copy of a whole PDF in `data/`.
 pub(super) fn undo_temp_path(e: &WriteEntry) -> PathBuf {
     let id = blake3::hash(e.id.as_bytes()).to_hex();
-    fsutil::parent_of(&e.old_path).join(format!("{TEMP_PREFIX}undo-{}", &id[..16]))
+    crate::util::fs::parent_of(&e.old_path).join(format!("{TEMP_PREFIX}undo-{}", &id[..16]))
 }
 
 /// A write interrupted somewhere between its journal line and `done`.
@@ -239,7 +241,7 @@ fn settle_write(j: &Journal, e: &WriteEntry, report: &mut CleanupReport) -> Resu
             // finish the write (the new file is complete: it was checked
             // before the rename and its hash matches).
             Ok(()) => {
-                fsutil::sync_dir(&fsutil::parent_of(&e.old_path))?;
+                crate::util::fs::sync_dir(&crate::util::fs::parent_of(&e.old_path))?;
                 report.completed.push(e.new_path.clone());
                 j.record_done(&e.id)?;
             }
@@ -288,7 +290,7 @@ pub(super) fn take_back_copy(
     let new_name = e.new_path.file_name().unwrap_or_default().to_string_lossy();
     match fs::remove_file(&e.new_path) {
         Ok(()) => {
-            let _ = fsutil::sync_dir(&fsutil::parent_of(&e.new_path));
+            let _ = crate::util::fs::sync_dir(&crate::util::fs::parent_of(&e.new_path));
             // Exports come after the old name is gone, so there are none
             // of this write's; whatever is there of them goes too.
             let left = restore_annotations(e, &mut Vec::new());
@@ -367,7 +369,7 @@ fn settle_undo(j: &Journal, e: &WriteEntry, report: &mut CleanupReport) -> Resul
                         e.old_path.display()
                     )
                 })?;
-                fsutil::sync_dir(&fsutil::parent_of(&e.old_path))?;
+                crate::util::fs::sync_dir(&crate::util::fs::parent_of(&e.old_path))?;
                 j.record_done(&e.id)?;
                 report.problems.push(format!(
                     "{}: could not be removed ({why}), so its undo was taken back; the write stays in effect",
@@ -375,7 +377,7 @@ fn settle_undo(j: &Journal, e: &WriteEntry, report: &mut CleanupReport) -> Resul
                 ));
                 return Ok(());
             }
-            fsutil::sync_dir(&fsutil::parent_of(&e.new_path))?;
+            crate::util::fs::sync_dir(&crate::util::fs::parent_of(&e.new_path))?;
         }
         // The PDF is back: the undo is done, whatever becomes of its
         // exports (one that cannot be put back is named).
@@ -450,7 +452,7 @@ fn sweep_temps(
         }
     }
     for path in temps {
-        match fsutil::remove_if_exists(&path) {
+        match crate::util::fs::remove_if_exists(&path) {
             Ok(_) => report.temp_files_removed.push(path),
             Err(e) => report.problems.push(format!(
                 "{}: a stale temporary file could not be removed: {e}",
@@ -628,7 +630,7 @@ impl UndoReport {
 /// undo is finished, else whatever the undo made is removed and the write
 /// stays in effect. The error is returned either way, for the report.
 fn undo_entry(j: &Journal, e: &WriteEntry, report: &mut UndoReport) -> Result<()> {
-    let current = fsutil::hash_if_exists(&e.new_path)
+    let current = crate::fingerprint::hash_if_exists(&e.new_path)
         .with_context(|| format!("hashing {}", e.new_path.display()))?;
     if current.map(|h| h.hex()) != Some(e.new_hash.clone()) {
         bail!(
@@ -681,7 +683,7 @@ fn undo_entry(j: &Journal, e: &WriteEntry, report: &mut UndoReport) -> Result<()
 /// append), through a temporary copy renamed into place, or a rename back
 /// when only the name changed.
 fn restore(e: &WriteEntry) -> Result<()> {
-    let old_dir = fsutil::parent_of(&e.old_path);
+    let old_dir = crate::util::fs::parent_of(&e.old_path);
     let new = e.new_path.display();
     if e.old_hash != e.new_hash {
         let mut f = fs::File::open(&e.new_path).with_context(|| format!("opening {new}"))?;
@@ -691,12 +693,12 @@ fn restore(e: &WriteEntry) -> Result<()> {
             .take(e.original_len)
             .read_to_end(&mut original)
             .with_context(|| format!("reading {new}"))?;
-        let h: DocHash = fsutil::hash_bytes(&original);
+        let h: DocHash = crate::fingerprint::hash_bytes(&original);
         if h.hex() != e.old_hash {
             bail!("truncating does not give the original bytes back, not undone");
         }
         let tmp = undo_temp_path(e);
-        fsutil::remove_if_exists(&tmp)?;
+        crate::util::fs::remove_if_exists(&tmp)?;
         let file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -717,19 +719,19 @@ fn restore(e: &WriteEntry) -> Result<()> {
             t.persist(&e.old_path)
                 .map_err(|err| err.error)
                 .with_context(|| format!("replacing {new} with its original"))?;
-            fsutil::sync_dir(&old_dir)?;
+            crate::util::fs::sync_dir(&old_dir)?;
         } else {
             t.persist_noclobber(&e.old_path)
                 .map_err(|err| err.error)
                 .with_context(|| format!("restoring {}", e.old_path.display()))?;
-            fsutil::sync_dir(&old_dir)?;
+            crate::util::fs::sync_dir(&old_dir)?;
             fs::remove_file(&e.new_path).with_context(|| format!("removing {new}"))?;
-            fsutil::sync_dir(&fsutil::parent_of(&e.new_path))?;
+            crate::util::fs::sync_dir(&crate::util::fs::parent_of(&e.new_path))?;
         }
     } else if e.old_path != e.new_path {
-        fsutil::rename_noreplace(&e.new_path, &e.old_path)
+        crate::util::fs::rename_noreplace(&e.new_path, &e.old_path)
             .with_context(|| format!("renaming {new} back to {}", e.old_path.display()))?;
-        fsutil::sync_dir(&old_dir)?;
+        crate::util::fs::sync_dir(&old_dir)?;
     }
     Ok(())
 }
@@ -741,7 +743,7 @@ fn restore_annotations(e: &WriteEntry, touched: &mut Vec<PathBuf>) -> Vec<String
     let mut problems = Vec::new();
     for a in &e.annotations {
         let done = match &a.previous_base64 {
-            None => fsutil::remove_if_exists(&a.path).map_err(anyhow::Error::from),
+            None => crate::util::fs::remove_if_exists(&a.path).map_err(anyhow::Error::from),
             Some(b64) => base64::engine::general_purpose::STANDARD
                 .decode(b64)
                 .context("the journal holds a corrupt copy of it")
@@ -751,7 +753,7 @@ fn restore_annotations(e: &WriteEntry, touched: &mut Vec<PathBuf>) -> Vec<String
                     if fs::read(&a.path).is_ok_and(|now| now == bytes) {
                         return Ok(false);
                     }
-                    fsutil::write_atomic(&a.path, &bytes)?;
+                    crate::util::fs::write_atomic(&a.path, &bytes)?;
                     Ok(true)
                 }),
         };
@@ -764,8 +766,12 @@ fn restore_annotations(e: &WriteEntry, touched: &mut Vec<PathBuf>) -> Vec<String
             )),
         }
     }
-    if let Some(dir) = e.annotations.first().map(|a| fsutil::parent_of(&a.path)) {
-        let _ = fsutil::sync_dir(&dir);
+    if let Some(dir) = e
+        .annotations
+        .first()
+        .map(|a| crate::util::fs::parent_of(&a.path))
+    {
+        let _ = crate::util::fs::sync_dir(&dir);
     }
     problems
 }

@@ -16,7 +16,7 @@
 //! unreadable and the caller writes a fresh packet (the old one stays in
 //! the file's earlier revision, since updates are append-only).
 
-use crate::util::xml::unescape;
+use crate::util::xml::{escape, unescape};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -309,9 +309,6 @@ fn splice(text: &str, removals: &[Range<usize>], insert_at: usize, insertion: &s
     out.push_str(&text[pos..]);
     out
 }
-
-/// XML text escaping (shared with the other XML writers).
-pub use crate::util::xml::escape;
 
 /// One parsed element with the byte spans needed for surgery.
 #[derive(Debug)]
