@@ -123,7 +123,7 @@ fn main() {
             let quick = match quick {
                 Ok(q) => q,
                 Err(why) => {
-                    let key: String = why.chars().take(60).collect();
+                    let key: String = why.why.chars().take(60).collect();
                     *t.reasons.entry(key).or_default() += 1;
                     continue;
                 }

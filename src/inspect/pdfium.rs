@@ -13,7 +13,7 @@
 
 use super::lines::Glyph;
 use super::page::{Geometry, Page, PageObjects};
-use super::quick::QuickDoc;
+use super::quick::{QuickDoc, Unsupported};
 use super::source::Source;
 use super::{PageRead, PdfError, area, lines};
 use crate::model::{DocInfo, InfoMeta, PageImage, PageText, Rect, Via};
@@ -358,13 +358,13 @@ impl Document {
     /// [`Document::read_page`] by the quick reader alone: `None` when it
     /// does not have the document, the reason when it leaves the page to
     /// pdfium (for `examples/quick_compare`).
-    pub fn read_page_quick(&self, index: u32) -> Option<Result<PageRead, String>> {
+    pub fn read_page_quick(&self, index: u32) -> Option<Result<PageRead, Unsupported>> {
         let q = self.quick.as_ref()?;
         Some(match q.read_page(index) {
             Ok(p) => self
                 .page_read(index, p.geo, p.objects, p.glyphs)
-                .map_err(|e| e.to_string()),
-            Err(e) => Err(e.0),
+                .map_err(|e| Unsupported::new(e.to_string())),
+            Err(e) => Err(e),
         })
     }
 
@@ -853,7 +853,7 @@ pub(crate) mod tests {
                 let quick = match doc.read_page_quick(i).unwrap() {
                     Ok(q) => q,
                     Err(why) => {
-                        assert!(!why.is_empty());
+                        assert!(!why.why.is_empty());
                         left.push(format!("{name} page {i}: {why}"));
                         continue;
                     }

@@ -204,9 +204,9 @@ impl OpenDoc {
         match self.doc.read_page_quick(index) {
             None => self.doc.read_page(index),
             Some(Ok(page)) => Ok(page),
-            Some(Err(why)) => match super::quick::Unsupported::too_large_in(&why) {
+            Some(Err(why)) => match why.too_large {
                 Some(what) => {
-                    let e = PdfError::TooLarge(what.to_string());
+                    let e = PdfError::TooLarge(what);
                     self.too_large = Some(e.clone());
                     Err(e)
                 }

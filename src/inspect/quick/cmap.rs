@@ -646,7 +646,7 @@ mod tests {
         cmap.push_str("endbfrange\n");
         let err = ToUnicode::parse(cmap.as_bytes()).unwrap_err();
         assert!(err.is_too_large(), "{err}");
-        assert!(err.0.contains("more than 1048576 codes"), "{err}");
+        assert!(err.why.contains("more than 1048576 codes"), "{err}");
         // Under the cap the repeats are read; the first target wins and
         // no target is kept twice.
         let cmap = cmap.replacen(&format!("{ranges} "), "3000 ", 1);

@@ -1332,7 +1332,7 @@ mod tests {
         let err = open(classic(b"", &objects, "/Encrypt << /Filter /Standard >>"))
             .err()
             .unwrap();
-        assert_eq!(err.0, "encrypted");
+        assert_eq!(err.why, "encrypted");
     }
 
     #[test]

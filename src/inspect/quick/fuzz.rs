@@ -561,7 +561,7 @@ pub fn read_everything(bytes: &[u8]) -> Outcome {
     let note = |o: &mut Outcome, e: Unsupported| {
         o.too_large |= e.is_too_large();
         if o.unsupported.is_none() {
-            o.unsupported = Some(e.0);
+            o.unsupported = Some(e.why);
         }
     };
     let file = match file::File::open(bytes.into()) {

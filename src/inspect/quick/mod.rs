@@ -38,7 +38,13 @@ mod page;
 
 /// Why the quick reader left a document or page to pdfium.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unsupported(pub String);
+pub struct Unsupported {
+    /// Why, for a person (and the message of the document's record).
+    pub why: String,
+    /// What was too large, when this is a refusal for size
+    /// ([`Unsupported::too_large`]).
+    pub too_large: Option<String>,
+}
 
 /// How the message of a refusal for size begins (see
 /// [`Unsupported::too_large`]).
@@ -46,7 +52,10 @@ const TOO_LARGE: &str = "too large to read: ";
 
 impl Unsupported {
     pub fn new(why: impl Into<String>) -> Unsupported {
-        Unsupported(why.into())
+        Unsupported {
+            why: why.into(),
+            too_large: None,
+        }
     }
 
     /// A refusal for size: a stream that decodes past [`filter::MAX_DECODED`]
@@ -56,25 +65,20 @@ impl Unsupported {
     /// not be handed to it: the worker fails the document instead
     /// (`super::worker`, [`super::PdfError::TooLarge`]).
     pub fn too_large(what: impl std::fmt::Display) -> Unsupported {
-        Unsupported(format!("{TOO_LARGE}{what}"))
-    }
-
-    /// What was too large, when this message is a refusal for size. The
-    /// quick reader's pages reach the worker as text
-    /// (`Document::read_page_quick`), so the kind travels in the message;
-    /// this is the one place that reads it back.
-    pub fn too_large_in(message: &str) -> Option<&str> {
-        message.strip_prefix(TOO_LARGE)
+        Unsupported {
+            why: format!("{TOO_LARGE}{what}"),
+            too_large: Some(what.to_string()),
+        }
     }
 
     pub fn is_too_large(&self) -> bool {
-        Unsupported::too_large_in(&self.0).is_some()
+        self.too_large.is_some()
     }
 }
 
 impl std::fmt::Display for Unsupported {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.why)
     }
 }
 
