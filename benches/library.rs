@@ -25,7 +25,7 @@
 //!   same figures over the whole folder, with peak memory.
 //!
 //! Worker processes run the `colophon` binary Cargo builds for benches
-//! (`COLOPHON_WORKER_EXE` overrides it). Sizes are modest so that
+//! (`WORKER_EXECUTABLE` overrides it). Sizes are modest so that
 //! `cargo bench --bench library` takes a few minutes; `scripts/perf.sh`
 //! gives the figures at 10,000 files.
 

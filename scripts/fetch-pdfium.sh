@@ -30,7 +30,7 @@ fi
 
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) ;;
-  *) echo "fetch-pdfium: only Linux x86_64 is pinned here; put a libpdfium.so in $dest_dir or set PDFIUM_DYNAMIC_LIB_PATH" >&2; exit 1 ;;
+  *) echo "fetch-pdfium: only Linux x86_64 is pinned here; put a libpdfium.so in $dest_dir or set PDFIUM_LIBRARY" >&2; exit 1 ;;
 esac
 
 tmp="$(mktemp -d)"

@@ -4,7 +4,7 @@
 #   - the CPU-s (user+sys) of colophon and its children (pdfium workers),
 #   - the CPU-s of the OCR server processes (libtesseract: Tesseract's own
 #     time, model loading included), each timed by /usr/bin/time through
-#     a wrapper given as COLOPHON_WORKER_EXE,
+#     a wrapper given as WORKER_EXECUTABLE,
 #   - the pages OCRed (the run's summary: one per reading, so a page read
 #     first without its body and then whole counts twice),
 #   - Tesseract CPU-s per OCRed page,
@@ -52,7 +52,7 @@ exec "$colophon" "\$@"
 EOF
 chmod +x "$work/worker.sh"
 : > "$work/servers.log"
-(cd "$work" && OMP_THREAD_LIMIT=1 COLOPHON_WORKER_EXE="$work/worker.sh" \
+(cd "$work" && OMP_THREAD_LIMIT=1 WORKER_EXECUTABLE="$work/worker.sh" \
   /usr/bin/time -o "$work/time.txt" -f "%U %S" "$colophon" run --json > "$work/out.jsonl" 2> "$work/err.txt") || true
 # Servers end shortly after colophon: wait for their lines.
 for _ in $(seq 50); do

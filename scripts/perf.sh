@@ -79,7 +79,7 @@ else
   cargo build --release --quiet --bin colophon --example fake_ollama
   bin="$target_dir/release/colophon"
 fi
-export COLOPHON_WORKER_EXE="$bin"
+export WORKER_EXECUTABLE="$bin"
 # Dry runs only, and settings from defaults, whatever the caller's shell says.
 export WRITE_PDF_CHANGES=false ANALYZE_WITH_VISION=false
 unset VLM_ENDPOINT VLM_CONCURRENCY MATTER_CONFIG 2>/dev/null || true
@@ -382,7 +382,7 @@ fi
 real_run() {
   local root=$1 exe=$2; shift 2
   local t="$work/.time" pid sampler coord child tess tree wall user sys
-  (cd "$root" && COLOPHON_WORKER_EXE="$exe" exec /usr/bin/time -f "%e %U %S" -o "$t" \
+  (cd "$root" && WORKER_EXECUTABLE="$exe" exec /usr/bin/time -f "%e %U %S" -o "$t" \
     "$exe" run -q "$@" >/dev/null 2>"$work/.stderr") &
   pid=$!
   # One sampler process for the whole run: forking awk and pgrep five

@@ -22,7 +22,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 library="$(cd "${1:-$repo/../shared/corpus/pdfs}" && pwd)"
 # shellcheck source=scripts/colophon-bin.sh
 source "$repo/scripts/colophon-bin.sh" shard-scaling.sh
-export COLOPHON_WORKER_EXE="$colophon"
+export WORKER_EXECUTABLE="$colophon"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

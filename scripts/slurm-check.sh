@@ -89,7 +89,7 @@ printf 'WRITE_PDF_CHANGES = false\nPDF_TIMEOUT = 900\n' >"$project/colophon.toml
 ln -s "$library" "$project/data"
 mkdir -p "$work/bin"
 ln -s "$colophon" "$work/bin/colophon"
-export PATH="$work/bin:$PATH" COLOPHON_WORKER_EXE="$colophon"
+export PATH="$work/bin:$PATH" WORKER_EXECUTABLE="$colophon"
 
 cd "$project"
 ids="$("$repo/docs/cluster/submit-slurm.sh" 4 --cpus-per-task=1 --mem-per-cpu=1G --time=01:00:00)"

@@ -24,6 +24,7 @@ pub fn main(cli: Cli) -> Result<ExitStatus> {
         _ => {}
     }
     let mut setup = Setup::load(&cli)?;
+    crate::inspect::pool::configure(&setup.settings);
     if command == Command::Config {
         return Ok(commands::config::config(&setup));
     }

@@ -5,7 +5,7 @@ use super::Setup;
 use crate::exit::ExitStatus;
 use anyhow::Result;
 
-/// Writes the page and opens it unless `no_open`.
+/// Writes the page and opens it (with `BROWSER`) unless `no_open`.
 pub fn review(setup: &Setup, run_id: Option<&str>, no_open: bool) -> Result<ExitStatus> {
     let (settings, jobs) = (&setup.settings, setup.opts.jobs);
     // Thumbnails are drawn by pdfium worker processes, as every PDF read is.
@@ -17,7 +17,7 @@ pub fn review(setup: &Setup, run_id: Option<&str>, no_open: bool) -> Result<Exit
         &setup.paths.data_dir,
         settings.page_num_offset,
         run_id,
-        !no_open,
+        (!no_open).then_some(settings.browser.as_str()),
     )?;
     Ok(ExitStatus::Success)
 }

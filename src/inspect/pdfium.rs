@@ -23,20 +23,50 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Environment variable naming libpdfium.so or the directory holding it.
-pub const LIB_PATH_ENV: &str = "PDFIUM_DYNAMIC_LIB_PATH";
+/// The setting naming libpdfium.so or the folder holding it.
+pub const LIBRARY_KEY: &str = "PDFIUM_LIBRARY";
+
+/// This process's resolved `PDFIUM_LIBRARY` ([`configure`]).
+static LIBRARY: OnceLock<String> = OnceLock::new();
+
+/// Sets the resolved `PDFIUM_LIBRARY` for this process, before pdfium is
+/// first bound; the workers it starts are given it ([`child_env`]).
+pub fn configure(value: &str) {
+    let _ = LIBRARY.set(value.to_string());
+}
+
+/// `PDFIUM_LIBRARY` as configured, else as the environment gives the
+/// setting (a worker process, whose coordinator put it there).
+fn library_setting() -> Option<String> {
+    LIBRARY
+        .get()
+        .cloned()
+        .or_else(|| crate::settings::process_env(LIBRARY_KEY))
+        .filter(|v| !v.trim().is_empty())
+}
+
+/// The environment a worker process is started with so that it binds the
+/// library the settings name.
+pub fn child_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    library_setting()
+        .map(|v| vec![(LIBRARY_KEY.into(), v.into())])
+        .unwrap_or_default()
+}
 
 /// File name of the library on this platform (`libpdfium.so` on Linux).
 fn lib_name() -> std::ffi::OsString {
     Pdfium::pdfium_platform_library_name()
 }
 
-/// Where libpdfium is looked for, in order: `PDFIUM_DYNAMIC_LIB_PATH` (a
+/// Where libpdfium is looked for, in order: `PDFIUM_LIBRARY` (a
 /// directory or the file itself), beside the executable, `<exe>/../../.pdfium/`
 /// (a `target/release` binary finds the repository's `.pdfium/`), the
 /// repository this crate was built from, then the system library path.
 pub fn library_candidates() -> Vec<PathBuf> {
-    candidates_from(std::env::var_os(LIB_PATH_ENV), std::env::current_exe().ok())
+    candidates_from(
+        library_setting().map(Into::into),
+        std::env::current_exe().ok(),
+    )
 }
 
 fn candidates_from(env: Option<std::ffi::OsString>, exe: Option<PathBuf>) -> Vec<PathBuf> {
@@ -93,7 +123,7 @@ fn bind_from(candidates: &[PathBuf], system: bool) -> Result<Pdfium, String> {
     }
     Err(format!(
         "libpdfium.so could not be loaded; tried: {}. Run scripts/fetch-pdfium.sh, \
-         or set {LIB_PATH_ENV} to the directory holding libpdfium.so",
+         or set {LIBRARY_KEY} to the directory holding libpdfium.so",
         tried.join("; ")
     ))
 }
@@ -687,7 +717,7 @@ pub(crate) mod tests {
             "{msg}"
         );
         assert!(msg.contains("Run scripts/fetch-pdfium.sh"), "{msg}");
-        assert!(msg.contains("set PDFIUM_DYNAMIC_LIB_PATH"), "{msg}");
+        assert!(msg.contains("set PDFIUM_LIBRARY"), "{msg}");
     }
 
     #[test]

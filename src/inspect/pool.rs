@@ -37,15 +37,30 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Environment variable naming the worker executable (integration tests
-/// and benches point it at the built `colophon` binary).
-pub const WORKER_EXE_ENV: &str = "COLOPHON_WORKER_EXE";
+/// The setting naming the worker executable (integration tests, benches
+/// and scripts point it at a built `colophon` binary).
+pub const WORKER_EXE_KEY: &str = "WORKER_EXECUTABLE";
+
+/// This process's resolved `WORKER_EXECUTABLE` ([`configure`]).
+static WORKER_EXE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Sets what the settings say about child processes for this process,
+/// once, before the first worker starts: `WORKER_EXECUTABLE` here and
+/// `PDFIUM_LIBRARY` for the workers (`super::pdfium::configure`).
+pub fn configure(settings: &crate::settings::Settings) {
+    let _ = WORKER_EXE.set(settings.worker_executable.clone());
+    super::pdfium::configure(&settings.pdfium_library);
+}
 
 /// The colophon executable that child processes (pdfium workers, OCR
-/// servers) run: `COLOPHON_WORKER_EXE`, else this executable.
+/// servers) run: `WORKER_EXECUTABLE` as configured, else as the
+/// environment gives the setting (the unit tests), else this executable.
 pub(crate) fn worker_exe() -> PathBuf {
-    std::env::var_os(WORKER_EXE_ENV)
-        .filter(|p| !p.is_empty())
+    WORKER_EXE
+        .get()
+        .cloned()
+        .or_else(|| crate::settings::process_env(WORKER_EXE_KEY))
+        .filter(|p| !p.trim().is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::current_exe().ok())
         .unwrap_or_else(|| PathBuf::from("colophon"))
@@ -78,7 +93,8 @@ pub struct PoolConfig {
 
 impl PoolConfig {
     /// `jobs` workers running `<exe> worker`, where exe is
-    /// `COLOPHON_WORKER_EXE` or else this executable. A timeout of 0 (or
+    /// `WORKER_EXECUTABLE` or else this executable; the workers are told
+    /// `PDFIUM_LIBRARY`. A timeout of 0 (or
     /// less, or not finite) means no limit.
     pub fn new(jobs: usize, pdf_timeout_secs: f64) -> PoolConfig {
         let program = worker_exe();
@@ -89,7 +105,7 @@ impl PoolConfig {
             start_timeout: Duration::from_secs(30),
             program,
             args: vec!["worker".into()],
-            env: Vec::new(),
+            env: super::pdfium::child_env(),
             page_num_offset: 1,
             memory_limit: None,
         }

@@ -307,7 +307,7 @@ impl Server {
 }
 
 /// The executable, arguments and environment that run [`serve_stdio`]:
-/// `colophon ocr-server`, where colophon is `COLOPHON_WORKER_EXE` or this
+/// `colophon ocr-server`, where colophon is `WORKER_EXECUTABLE` or this
 /// executable (as for the pdfium workers). A unit-test binary runs its
 /// `server_process_entry` test instead.
 fn command() -> (

@@ -379,8 +379,8 @@ fn save_png(img: &image::GrayImage, dest: &Path) -> Result<()> {
 
 /// `colophon review`: makes the missing thumbnails of the run (the latest
 /// by default) with `sessions`' worker processes, writes its page again
-/// and opens it in the browser (or says where it is). Returns the page's
-/// path.
+/// and opens it with `browser` (`BROWSER`; empty: `xdg-open`), or says
+/// where it is. Returns the page's path.
 pub fn command(
     sessions: &dyn crate::inspect::session::SessionSource,
     threads: usize,
@@ -388,7 +388,7 @@ pub fn command(
     data_dir: &Path,
     page_num_offset: u32,
     run_id: Option<&str>,
-    open: bool,
+    browser: Option<&str>,
 ) -> Result<PathBuf> {
     let run_dir = crate::runs::RunDir::find(cache_dir, run_id)?.path;
     let records = crate::export::read_records(&run_dir)?;
@@ -404,9 +404,11 @@ pub fn command(
     let page = write_page(&run_dir, page_num_offset)?;
     let page = page.canonicalize().unwrap_or(page);
     println!("{}", page.display());
-    if open {
-        let opener = std::env::var_os("BROWSER").unwrap_or_else(|| "xdg-open".into());
-        let started = std::process::Command::new(&opener)
+    if let Some(browser) = browser {
+        let opener = Some(browser.trim())
+            .filter(|b| !b.is_empty())
+            .unwrap_or("xdg-open");
+        let started = std::process::Command::new(opener)
             .arg(&page)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -415,7 +417,7 @@ pub fn command(
         if started.is_err() {
             eprintln!(
                 "colophon: no browser found ({}); open file://{} in one",
-                opener.to_string_lossy(),
+                opener,
                 page.display()
             );
         }

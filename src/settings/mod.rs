@@ -233,6 +233,16 @@ pub struct Settings {
     /// cannot read a page) or `pdfium` (every page). Changes the inspect
     /// stage's version in the document, page and record keys.
     pub pdf_text_reader: TextReader,
+    /// `WORKER_EXECUTABLE`: the colophon executable that worker processes
+    /// (pdfium, OCR servers) run; empty: this executable. Enters no key.
+    pub worker_executable: String,
+    /// `PDFIUM_LIBRARY`: `libpdfium.so`, or the folder holding it, tried
+    /// before the places colophon looks by itself; empty: only those.
+    /// Enters no key (the text is pdfium's whichever build reads it).
+    pub pdfium_library: String,
+    /// `BROWSER`: the program `colophon review` opens its page with;
+    /// empty: `xdg-open`.
+    pub browser: String,
     /// `OCR_DPI`: render resolution for OCR.
     pub ocr_dpi: u32,
     /// `ONLINE_LOOKUP`: look the ISBN, DOI and LCCN found up in online
@@ -319,6 +329,9 @@ impl Settings {
             ocr_languages: String::new(),
             ocr_libtesseract: String::new(),
             pdf_text_reader: TextReader::Quick,
+            worker_executable: String::new(),
+            pdfium_library: String::new(),
+            browser: String::new(),
             ocr_dpi: 0,
             online_lookup: false,
             online_contact: String::new(),

@@ -131,7 +131,7 @@ pub(crate) fn set_other_value(s: &mut Settings, key: &str) {
         ),
         (Kind::Url, V::String(now)) => V::String(format!("{now}x")),
         (Kind::UrlList, _) => V::Array(vec![V::String("http://gpu9:11434/api/chat".into())]),
-        (Kind::Text | Kind::DirName, V::String(now)) => V::String(format!("{now}x")),
+        (Kind::Text | Kind::DirName | Kind::Path, V::String(now)) => V::String(format!("{now}x")),
         (Kind::Template, V::String(now)) => V::String(format!("{now} {{year}}")),
         (Kind::OcrLanguages, V::String(now)) => V::String(format!("{now}+deu")),
         (Kind::Email, V::String(now)) if now.is_empty() => V::String("you@example.org".into()),
@@ -213,6 +213,8 @@ pub(super) enum Kind {
     UrlList,
     /// A non-empty string.
     Text,
+    /// A file or folder path, or empty for colophon's own choice.
+    Path,
     /// A single directory name (no separators).
     DirName,
     /// A `FILENAME_TEMPLATE` with known placeholders.
@@ -313,6 +315,8 @@ impl Kind {
             (Kind::UrlList, value) => url_list(value).map(Typed::List),
             (Kind::Text, V::String(s)) if !s.trim().is_empty() => Ok(Typed::Str(s.clone())),
             (Kind::Text, _) => Err("must be a non-empty string".into()),
+            (Kind::Path, V::String(s)) => Ok(Typed::Str(s.trim().to_string())),
+            (Kind::Path, _) => Err("must be a path as a string, or empty".into()),
             (Kind::DirName, V::String(s)) if is_dir_name(s) => Ok(Typed::Str(s.clone())),
             (Kind::DirName, _) => {
                 Err("must be a single directory name (not empty, no / or \\)".into())
@@ -787,6 +791,30 @@ pub(super) const LEAVES: &[Leaf] = &[
             }
         },
         get: |s| toml::Value::String(s.pdf_text_reader.as_str().into()),
+    },
+    Leaf {
+        key: "WORKER_EXECUTABLE",
+        kind: Kind::Path,
+        default: Val::Str(""),
+        affects: Affects::Run,
+        set: |s, v| s.worker_executable = v.string(),
+        get: |s| toml::Value::String(s.worker_executable.clone()),
+    },
+    Leaf {
+        key: "PDFIUM_LIBRARY",
+        kind: Kind::Path,
+        default: Val::Str(""),
+        affects: Affects::Run,
+        set: |s, v| s.pdfium_library = v.string(),
+        get: |s| toml::Value::String(s.pdfium_library.clone()),
+    },
+    Leaf {
+        key: "BROWSER",
+        kind: Kind::Path,
+        default: Val::Str(""),
+        affects: Affects::Run,
+        set: |s, v| s.browser = v.string(),
+        get: |s| toml::Value::String(s.browser.clone()),
     },
     Leaf {
         key: "ONLINE_LOOKUP",

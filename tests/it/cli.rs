@@ -346,18 +346,26 @@ fn invalid_settings_stop_before_any_work() {
 
 #[test]
 fn a_worker_that_cannot_start_stops_the_run_with_exit_2() {
-    let p = TestProject::new();
-    p.add(PAPER, "a.pdf");
-    p.add(BOOK, "b.pdf");
-    let out = p
-        .cmd()
-        .args(["run", "-q"])
-        .env("COLOPHON_WORKER_EXE", "/nonexistent/colophon")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot start a PDF worker"), "{err}");
+    // WORKER_EXECUTABLE is a setting: read from the environment and from
+    // the config file alike (the environment would win over the file, so
+    // the file case takes the test environment's value away).
+    let missing = "/nonexistent/colophon";
+    for from_file in [false, true] {
+        let p = TestProject::new();
+        p.add(PAPER, "a.pdf");
+        p.add(BOOK, "b.pdf");
+        let mut cmd = p.cmd();
+        if from_file {
+            p.config(&format!("WORKER_EXECUTABLE = \"{missing}\"\n"));
+            cmd.env_remove("WORKER_EXECUTABLE");
+        } else {
+            cmd.env("WORKER_EXECUTABLE", missing);
+        }
+        let out = cmd.args(["run", "-q"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "from the file: {from_file}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot start a PDF worker"), "{err}");
+    }
 }
 
 #[test]

@@ -69,7 +69,7 @@ impl TestProject {
                 c.env_remove(k);
             }
         }
-        c.env("COLOPHON_WORKER_EXE", env!("CARGO_BIN_EXE_colophon"));
+        c.env("WORKER_EXECUTABLE", env!("CARGO_BIN_EXE_colophon"));
         c
     }
 

@@ -229,7 +229,7 @@ fn a_file_changed_after_its_hash_is_an_error_and_poisons_nothing() {
     let out = p
         .cmd()
         .args(["run", "-q"])
-        .env("COLOPHON_WORKER_EXE", "/nonexistent/colophon")
+        .env("WORKER_EXECUTABLE", "/nonexistent/colophon")
         .output()
         .unwrap();
     util::assert_exit(&out, 2);
