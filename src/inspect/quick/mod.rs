@@ -14,7 +14,8 @@
 //! - [`file`]: cross-reference data, objects on demand, streams decoded,
 //!   the page tree;
 //! - [`filter`]: stream filters (Flate, LZW, ASCII85, ASCIIHex,
-//!   RunLength) and predictors;
+//!   RunLength) and predictors, all but Flate and the TIFF predictor
+//!   `lopdf`'s;
 //! - [`font`]: codes, widths and Unicode of fonts;
 //! - [`encoding`]: the predefined font encodings' glyph names, and
 //!   PDFDocEncoding for text strings;
