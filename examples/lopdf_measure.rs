@@ -119,7 +119,13 @@ fn parse(files: &[String]) {
     let (mut theirs, mut failed) = (0usize, 0usize);
     for data in &all {
         match lopdf::content::Content::decode(data) {
-            Ok(c) => theirs += c.operations.iter().map(|o| o.operands.len() + 1).sum::<usize>(),
+            Ok(c) => {
+                theirs += c
+                    .operations
+                    .iter()
+                    .map(|o| o.operands.len() + 1)
+                    .sum::<usize>()
+            }
             Err(_) => failed += 1,
         }
     }
