@@ -4,13 +4,15 @@
 //! streams and resolve their fonts. One line per file (status, page count,
 //! decoded content bytes, fonts, milliseconds) goes to stdout, so the two
 //! modes' lines can be compared; CPU time and memory are measured from
-//! outside (`/usr/bin/time`). `parse` times the quick reader's lexer
+//! outside (`/usr/bin/time`). `open` only opens files in the quick
+//! reader (page count), `meta` opens files by lopdf's lazy path
+//! (`Document::load_metadata_mem`: page count only). `parse` times the quick reader's lexer
 //! against `lopdf::content::Content::decode` on the same content streams.
 //! The figures and the decisions taken on them are in
 //! `docs/history/performance.md` (2026-11-28, the reader on lopdf).
 //!
 //! ```text
-//! cargo run --release --example lopdf_measure -- quick|lopdf|parse FILE.pdf... > out.txt
+//! cargo run --release --example lopdf_measure -- quick|lopdf|open|meta|parse FILE.pdf... > out.txt
 //! ```
 
 use colophon::inspect::quick::file::File;
@@ -137,9 +139,22 @@ fn parse(files: &[String]) {
     );
 }
 
+/// lopdf's lazy path: the cross-reference data and trailer, and the
+/// objects the Info dictionary and page count need, read on demand.
+fn meta(bytes: Vec<u8>) -> Result<(u32, usize, usize), String> {
+    let meta = lopdf::Document::load_metadata_mem(&bytes).map_err(|e| e.to_string())?;
+    Ok((meta.page_count, 0, 0))
+}
+
+/// The quick reader's open alone: cross-reference data, trailer, page count.
+fn open(bytes: Vec<u8>) -> Result<(u32, usize, usize), String> {
+    let file = File::open(bytes.into()).map_err(|e| e.why)?;
+    Ok((file.page_count(), 0, 0))
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let mode = args.next().expect("quick or lopdf");
+    let mode = args.next().expect("quick, lopdf, open, meta or parse");
     if mode == "parse" {
         return parse(&args.collect::<Vec<_>>());
     }
@@ -149,7 +164,9 @@ fn main() {
         let got = match mode.as_str() {
             "quick" => quick(bytes),
             "lopdf" => lopdf(bytes),
-            _ => panic!("quick or lopdf"),
+            "meta" => meta(bytes),
+            "open" => open(bytes),
+            _ => panic!("quick, lopdf, open, meta or parse"),
         };
         let ms = t.elapsed().as_secs_f64() * 1e3;
         match got {
