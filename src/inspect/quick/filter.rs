@@ -1,15 +1,30 @@
 //! Stream filters (ISO 32000-1, 7.4): Flate, LZW, ASCII85, ASCIIHex and
 //! RunLength, with the PNG and TIFF predictors of Flate and LZW. Image
-//! filters (DCT, JPX, JBIG2, CCITT) and `/Crypt` are [`Unsupported`]:
-//! text extraction never needs an image's pixels, and encrypted files are
-//! left to pdfium.
+//! filters (DCT, JPX, JBIG2, CCITT), `/Crypt` and anything else are
+//! [`Unsupported`]: text extraction never needs an image's pixels, and
+//! encrypted files are left to pdfium.
 //!
-//! Damaged data is read as pdfium reads it: a truncated or corrupt Flate or
-//! LZW stream gives what was decoded before the damage. Output is capped at
-//! [`MAX_DECODED`] so that a small hostile stream cannot take the memory.
+//! LZW, ASCII85, ASCIIHex and RunLength are `lopdf`'s
+//! (`lopdf::Stream::decompressed_content_with_limit`), and so are the PNG
+//! predictors (`lopdf::filters::png`). Flate and the TIFF predictor stay
+//! here, measured against lopdf over every stream of the real library and
+//! pdf.js's problem files (`examples/lopdf_measure.rs filters`; figures in
+//! `docs/history/performance.md`, 2026-11-28): the same speed, but
+//! lopdf's Flate decoder drops what it decoded in the read that meets the
+//! damage (2 of pdf.js's 10,709 streams came out shorter than pdfium
+//! reads them, one by 14 KB), where a page's text must be read up to the
+//! damage as pdfium does; lopdf keeps the TIFF predictor to itself.
+//!
+//! lopdf is stricter than pdfium on damaged data (a PNG row cut short or
+//! an unknown row tag, a bad ASCIIHex digit, a `z` inside an ASCII85
+//! group): such a stream is [`Unsupported`] and pdfium reads its page, so
+//! the text stays pdfium's. A refusal for size is
+//! [`Unsupported::too_large`] (the worker fails the document on it rather
+//! than handing a bomb to pdfium). Each filter of a chain is decoded on its
+//! own, its parameters paired with it as pdfium pairs them (`super::file`).
 
 use super::Unsupported;
-use super::object::Dict;
+use super::object::{Dict, Object};
 
 /// Decoded output larger than this is a decompression bomb, not a page.
 pub const MAX_DECODED: usize = 64 << 20;
@@ -35,17 +50,62 @@ pub fn decode(data: &[u8], steps: &[Step]) -> Result<Vec<u8>, Unsupported> {
 }
 
 fn decode_step(data: &[u8], step: &Step) -> Result<Vec<u8>, Unsupported> {
-    match step.name {
-        b"FlateDecode" | b"Fl" => predict(inflate(data)?, step.params),
-        b"LZWDecode" | b"LZW" => predict(lzw(data, early_change(step.params))?, step.params),
-        b"ASCII85Decode" | b"A85" => Ok(ascii85(data)),
-        b"ASCIIHexDecode" | b"AHx" => Ok(ascii_hex(data)),
-        b"RunLengthDecode" | b"RL" => run_length(data),
-        other => Err(Unsupported::new(format!(
-            "stream filter {}",
-            String::from_utf8_lossy(other)
-        ))),
+    let name = match step.name {
+        b"FlateDecode" | b"Fl" => return predict(inflate(data)?, step.params),
+        b"LZWDecode" | b"LZW" => "LZWDecode",
+        b"ASCII85Decode" | b"A85" => "ASCII85Decode",
+        b"ASCIIHexDecode" | b"AHx" => "ASCIIHexDecode",
+        b"RunLengthDecode" | b"RL" => "RunLengthDecode",
+        other => {
+            return Err(Unsupported::new(format!(
+                "stream filter {}",
+                String::from_utf8_lossy(other)
+            )));
+        }
+    };
+    // lopdf would take ASCII85's opening `<~` for two digits.
+    let data = match name {
+        "ASCII85Decode" => data.strip_prefix(b"<~").unwrap_or(data),
+        _ => data,
+    };
+    let mut dict = lopdf::Dictionary::new();
+    dict.set("Filter", lopdf::Object::Name(name.as_bytes().to_vec()));
+    if let Some(params) = step.params {
+        dict.set("DecodeParms", numbers(params));
     }
+    let out = lopdf::Stream::new(dict, data.to_vec())
+        .decompressed_content_with_limit(MAX_DECODED)
+        .map_err(|e| lopdf_error(name, e))?;
+    if name == "LZWDecode" && out.is_empty() && !data.is_empty() {
+        return Err(Unsupported::new("LZW data that decodes to nothing"));
+    }
+    Ok(out)
+}
+
+/// What a refusal of lopdf's decoders becomes.
+fn lopdf_error(filter: &str, e: lopdf::Error) -> Unsupported {
+    match e {
+        lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. }) => too_large(),
+        e => Unsupported::new(format!("damaged {filter} data ({e})")),
+    }
+}
+
+/// The numbers of a `/DecodeParms` dictionary (the only values the
+/// predictors and `/EarlyChange` read) as lopdf holds them.
+fn numbers(params: &Dict) -> lopdf::Dictionary {
+    let mut out = lopdf::Dictionary::new();
+    for (key, value) in &params.entries {
+        let value = match *value {
+            Object::Int(i) => lopdf::Object::Integer(i),
+            Object::Real(r) if r.fract() == 0.0 && r.abs() < 1e9 => {
+                lopdf::Object::Integer(r as i64)
+            }
+            Object::Real(r) => lopdf::Object::Real(r as f32),
+            _ => continue,
+        };
+        out.set(key.to_vec(), value);
+    }
+    out
 }
 
 fn too_large() -> Unsupported {
@@ -96,130 +156,6 @@ fn inflate(data: &[u8]) -> Result<Vec<u8>, Unsupported> {
     Ok(out)
 }
 
-/// `/EarlyChange` of LZW parameters: 1 unless given as 0.
-fn early_change(params: Option<&Dict>) -> bool {
-    params.and_then(|p| p.number(b"EarlyChange")) != Some(0.0)
-}
-
-/// LZW data (most significant bit first, 8-bit symbols). Like Flate,
-/// damage ends the data rather than failing it.
-fn lzw(data: &[u8], early_change: bool) -> Result<Vec<u8>, Unsupported> {
-    use weezl::{BitOrder, LzwStatus, decode::Decoder};
-    let mut decoder = if early_change {
-        Decoder::with_tiff_size_switch(BitOrder::Msb, 8)
-    } else {
-        Decoder::new(BitOrder::Msb, 8)
-    };
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut input = data;
-    loop {
-        let result = decoder.decode_bytes(input, &mut buf);
-        input = &input[result.consumed_in..];
-        out.extend_from_slice(&buf[..result.consumed_out]);
-        if out.len() > MAX_DECODED {
-            return Err(too_large());
-        }
-        match result.status {
-            Ok(LzwStatus::Ok) if result.consumed_in + result.consumed_out > 0 => {}
-            _ => break,
-        }
-    }
-    if out.is_empty() && !data.is_empty() {
-        return Err(Unsupported::new("LZW data that decodes to nothing"));
-    }
-    Ok(out)
-}
-
-/// ASCIIHex: pairs of hex digits up to `>`, white space ignored, an odd
-/// last digit followed by 0. Any other byte ends the data (pdfium).
-fn ascii_hex(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() / 2);
-    let mut high: Option<u8> = None;
-    for &c in data {
-        if super::lexer::is_white(c) {
-            continue;
-        }
-        let Some(v) = (c as char).to_digit(16) else {
-            break;
-        };
-        match high.take() {
-            Some(h) => out.push(h * 16 + v as u8),
-            None => high = Some(v as u8),
-        }
-    }
-    if let Some(h) = high {
-        out.push(h * 16);
-    }
-    out
-}
-
-/// ASCII85: groups of five digits `!`..`u` to four bytes, `z` for four
-/// zeros, up to `~>`; a last partial group gives one byte fewer than its
-/// digits. Other bytes end the data.
-fn ascii85(data: &[u8]) -> Vec<u8> {
-    let data = data.strip_prefix(b"<~").unwrap_or(data);
-    let mut out = Vec::with_capacity(data.len() / 5 * 4 + 4);
-    let mut group = [0u8; 5];
-    let mut filled = 0;
-    for &c in data {
-        match c {
-            b'!'..=b'u' => {
-                group[filled] = c - b'!';
-                filled += 1;
-                if filled == 5 {
-                    out.extend_from_slice(&ascii85_group(&group));
-                    filled = 0;
-                }
-            }
-            b'z' if filled == 0 => out.extend_from_slice(&[0; 4]),
-            c if super::lexer::is_white(c) => {}
-            _ => break,
-        }
-    }
-    if filled > 1 {
-        for digit in &mut group[filled..] {
-            *digit = 84;
-        }
-        out.extend_from_slice(&ascii85_group(&group)[..filled - 1]);
-    }
-    out
-}
-
-fn ascii85_group(digits: &[u8; 5]) -> [u8; 4] {
-    let value = digits
-        .iter()
-        .fold(0u32, |acc, &d| acc.wrapping_mul(85).wrapping_add(d as u32));
-    value.to_be_bytes()
-}
-
-/// RunLength: a length byte n, then n+1 bytes to copy (n < 128) or one
-/// byte to repeat 257-n times (n > 128); 128 ends the data.
-fn run_length(data: &[u8]) -> Result<Vec<u8>, Unsupported> {
-    let mut out = Vec::with_capacity(data.len() * 2);
-    let mut i = 0;
-    while let Some(&n) = data.get(i) {
-        i += 1;
-        match n {
-            0..=127 => {
-                let end = (i + n as usize + 1).min(data.len());
-                out.extend_from_slice(&data[i..end]);
-                i = end;
-            }
-            128 => break,
-            _ => {
-                let Some(&b) = data.get(i) else { break };
-                i += 1;
-                out.resize(out.len() + 257 - n as usize, b);
-            }
-        }
-        if out.len() > MAX_DECODED {
-            return Err(too_large());
-        }
-    }
-    Ok(out)
-}
-
 /// The layout `/DecodeParms` gives a predictor.
 struct Layout {
     /// Bytes per row of samples (without the PNG tag byte).
@@ -252,8 +188,8 @@ impl Layout {
     }
 }
 
-/// Undoes `/Predictor` of Flate or LZW parameters: 1 (none), 2 (TIFF) or
-/// 10 to 15 (PNG; each row says its own filter).
+/// Undoes `/Predictor` of Flate parameters: 1 (none), 2 (TIFF) or 10 to
+/// 15 (PNG; each row says its own filter).
 fn predict(data: Vec<u8>, params: Option<&Dict>) -> Result<Vec<u8>, Unsupported> {
     let Some(params) = params else {
         return Ok(data);
@@ -266,78 +202,10 @@ fn predict(data: Vec<u8>, params: Option<&Dict>) -> Result<Vec<u8>, Unsupported>
     if predictor == 2.0 {
         tiff_predictor(data, &layout)
     } else if predictor >= 10.0 {
-        Ok(png_predictor(&data, &layout))
+        lopdf::filters::png::decode_frame(&data, layout.pixel, layout.row)
+            .map_err(|e| Unsupported::new(format!("damaged PNG predictor data ({e})")))
     } else {
         Err(Unsupported::new("unknown predictor"))
-    }
-}
-
-/// PNG predictors: each row starts with a tag byte naming its filter
-/// (None, Sub, Up, Average, Paeth). A last row cut short is kept as far
-/// as it goes; an unknown tag leaves the row as it is.
-fn png_predictor(data: &[u8], layout: &Layout) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len());
-    let zeros = vec![0u8; layout.row];
-    for chunk in data.chunks(layout.row + 1) {
-        let (&tag, raw) = chunk.split_first().expect("chunks are not empty");
-        // Each row is undone in place, the row above read from `out`.
-        let start = out.len();
-        out.extend_from_slice(raw);
-        let (done, row) = out.split_at_mut(start);
-        let prev = done.get(start.wrapping_sub(layout.row)..).unwrap_or(&zeros);
-        unfilter_png_row(tag, row, prev, layout.pixel);
-    }
-    out
-}
-
-/// One row of PNG filter `tag` undone; `prev` is the row above (zeros
-/// for the first), `pixel` the bytes per pixel.
-fn unfilter_png_row(tag: u8, row: &mut [u8], prev: &[u8], pixel: usize) {
-    let n = row.len();
-    match tag {
-        1 => {
-            for i in pixel..n {
-                row[i] = row[i].wrapping_add(row[i - pixel]);
-            }
-        }
-        2 => {
-            for (b, &up) in row.iter_mut().zip(prev) {
-                *b = b.wrapping_add(up);
-            }
-        }
-        3 => {
-            for i in 0..n {
-                let left = if i >= pixel { row[i - pixel] } else { 0 };
-                row[i] = row[i].wrapping_add(((left as u16 + prev[i] as u16) / 2) as u8);
-            }
-        }
-        4 => {
-            for i in 0..n {
-                let (left, up_left) = if i >= pixel {
-                    (row[i - pixel], prev[i - pixel])
-                } else {
-                    (0, 0)
-                };
-                row[i] = row[i].wrapping_add(paeth(left, prev[i], up_left));
-            }
-        }
-        _ => {}
-    }
-}
-
-fn paeth(a: u8, b: u8, c: u8) -> u8 {
-    let p = a as i16 + b as i16 - c as i16;
-    let (pa, pb, pc) = (
-        (p - a as i16).abs(),
-        (p - b as i16).abs(),
-        (p - c as i16).abs(),
-    );
-    if pa <= pb && pa <= pc {
-        a
-    } else if pb <= pc {
-        b
-    } else {
-        c
     }
 }
 
@@ -500,6 +368,30 @@ mod tests {
             one(&zlib(&[5, 1, 1, 7, 2, 2]), "Fl", Some(&p)).unwrap(),
             [5, 6, 7, 7, 9, 11]
         );
+    }
+
+    /// lopdf refuses some damage pdfium reads past: the stream is then
+    /// unsupported (pdfium reads the page), never a refusal for size.
+    #[test]
+    fn damage_lopdf_refuses_is_unsupported() {
+        let bad_hex = one(b"48 65 xx 6c >", "ASCIIHexDecode", None).unwrap_err();
+        assert!(!bad_hex.is_too_large());
+        assert!(
+            bad_hex.why.starts_with("damaged ASCIIHexDecode data"),
+            "{bad_hex}"
+        );
+        // Two rows of three bytes announced, a row and a half given.
+        let p = params(&[("Predictor", 12), ("Columns", 3)]);
+        let short = one(&zlib(&[0, 1, 2, 3, 2, 1]), "FlateDecode", Some(&p)).unwrap_err();
+        assert!(
+            short.why.starts_with("damaged PNG predictor data"),
+            "{short}"
+        );
+        // RunLength bombs are caught by lopdf's limit too.
+        let bomb: Vec<u8> = std::iter::repeat_n([129u8, 7], MAX_DECODED / 128 + 1)
+            .flatten()
+            .collect();
+        assert!(one(&bomb, "RL", None).unwrap_err().is_too_large());
     }
 
     #[test]

@@ -1,5 +1,12 @@
 //! Tokens and objects of PDF syntax (ISO 32000-1, 7.2 and 7.3), shared by
 //! the file's objects and the pages' content streams.
+//!
+//! Not lopdf's: its object parser is private (see `super::file` for why
+//! its whole-document load is not used), and its content parser
+//! (`lopdf::content::Content::decode`) builds every operation of a stream
+//! before the first is run: on the 4,776 content streams (202 MB) of the
+//! pages the pipeline reads in the real library it took 17.6 s against
+//! 2.3 s for this lexer (`examples/lopdf_measure.rs parse`, 2026-11-28).
 
 use super::Unsupported;
 use super::object::{Dict, ObjRef, Object};

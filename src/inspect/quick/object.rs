@@ -1,6 +1,8 @@
 //! PDF objects as the quick reader holds them (ISO 32000-1, 7.3). Compound
 //! values sit behind `Rc`, so a resolved object is cloned by reference
-//! count, not copied.
+//! count, not copied. A stream holds where its data is in the file, not a
+//! copy of it (`lopdf::Object` copies it; see `super::file` for why lopdf
+//! does not read the file).
 
 use super::Unsupported;
 use std::ops::Range;
