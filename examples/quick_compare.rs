@@ -9,6 +9,10 @@
 //!
 //! `PAGES` (default 3) pages of each file are read; `SHOW` (default 0)
 //! differing pages are printed with their first differing lines.
+//!
+//! `REASONS=1`: no comparison, only why the quick reader leaves documents
+//! and pages to pdfium, counted over the pages the pipeline can read (the
+//! first `PAGES` and the last `BACK`, default 5), against all those pages.
 
 use colophon::inspect::PageRead;
 use colophon::inspect::pdfium::Document;
@@ -88,9 +92,80 @@ fn dump_glyphs(spec: &str) {
     }
 }
 
+/// The pages read of a document of `count` pages: the first `front`,
+/// the last `back`.
+fn pages_read(count: u32, front: u32, back: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..count.min(front)).collect();
+    v.extend(count.saturating_sub(back).max(front)..count);
+    v
+}
+
+/// `REASONS=1`: the fallback reasons, by documents and by pages, and the
+/// share of pages each takes.
+fn reasons(files: &[String], front: u32, back: u32) {
+    let mut by_why: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    let (mut pages, mut docs) = (0u32, 0u32);
+    let mut count = |why: String, n: u32| {
+        let e = by_why.entry(why).or_default();
+        e.0 += 1;
+        e.1 += n;
+    };
+    for f in files {
+        let doc = match Document::open(f.as_ref()) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{f}: {e}");
+                continue;
+            }
+        };
+        docs += 1;
+        let read = pages_read(doc.page_count(), front, back);
+        pages += read.len() as u32;
+        if !doc.is_quick() {
+            let bytes = std::fs::read(f).unwrap_or_default();
+            let why = match colophon::inspect::quick::QuickDoc::open(bytes.into()) {
+                Ok(_) => "(document) not kept in memory (4 MiB and more)".to_string(),
+                Err(e) => format!("(document) {}", e.why),
+            };
+            if std::env::var_os("LIST").is_some() {
+                println!("{f}\t{why}");
+            }
+            count(why, read.len() as u32);
+            continue;
+        }
+        for i in read {
+            if let Some(Err(why)) = doc.read_page_quick(i) {
+                let key: String = why.why.chars().take(70).collect();
+                if std::env::var_os("LIST").is_some() {
+                    println!("{f}\t{}\t{key}", i + 1);
+                }
+                count(key, 1);
+            }
+        }
+    }
+    let fallen: u32 = by_why.values().map(|v| v.1).sum();
+    println!(
+        "documents {docs}, pages read {pages}, to pdfium {fallen} ({:.1}%)",
+        100.0 * fallen as f64 / pages.max(1) as f64
+    );
+    let mut rows: Vec<_> = by_why.into_iter().collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1.1));
+    for (why, (n, p)) in rows {
+        println!(
+            "  {p:6} pages {:5.1}%  {n:5} times  {why}",
+            100.0 * p as f64 / pages.max(1) as f64
+        );
+    }
+}
+
 fn main() {
     if let Ok(spec) = std::env::var("GLYPHS") {
         dump_glyphs(&spec);
+        return;
+    }
+    if std::env::var_os("REASONS").is_some() {
+        let files: Vec<String> = std::env::args().skip(1).collect();
+        reasons(&files, env_num("PAGES", 8), env_num("BACK", 5));
         return;
     }
     let pages = env_num("PAGES", 3);

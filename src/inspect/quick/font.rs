@@ -520,13 +520,6 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
     if !embedded && flags & FIXED_PITCH == 0 && dict.get(b"Widths").is_some() {
         flags |= fixed_pitch(&widths);
     }
-    if flags & ALL_CAP != 0 {
-        if embedded {
-            return Err(Unsupported::new("an embedded all-caps font"));
-        }
-        all_caps_widths(&mut widths);
-    }
-
     // The name pdfium compares with "Symbol": the standard name, or the
     // name without its subset prefix.
     let plain: &[u8] = match standard {
@@ -548,6 +541,17 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
     } else {
         type1_unicode(src, &ctx, &encoding, &program)?
     };
+    if flags & ALL_CAP != 0 {
+        let glyphless = if !embedded {
+            // A substituted font: every lower-case code is drawn so.
+            [true; 256]
+        } else if truetype {
+            return Err(Unsupported::new("an embedded all-caps TrueType font"));
+        } else {
+            type1_glyphless(&ctx, &encoding, &program)?
+        };
+        all_caps_widths(&mut widths, &glyphless);
+    }
     let widths = Box::new(widths.map(|w| w.unwrap_or(0)));
     Ok(Font {
         name: written,
@@ -615,11 +619,24 @@ fn fixed_pitch(widths: &[Option<i32>; 256]) -> i32 {
     if seen.is_some() { FIXED_PITCH } else { 0 }
 }
 
+/// The codes pdfium's all-caps rule takes for lower-case letters (each
+/// 32 above its capital).
+const LOWER_CASE: [std::ops::RangeInclusive<u8>; 3] = [b'a'..=b'z', 0xE0..=0xF6, 0xF8..=0xFD];
+
+fn is_lower_case(code: usize) -> bool {
+    code < 256 && LOWER_CASE.iter().any(|r| r.contains(&(code as u8)))
+}
+
 /// An all-caps font draws lower-case codes with the capitals (and their
-/// widths, when known).
-fn all_caps_widths(widths: &mut [Option<i32>; 256]) {
-    for range in [b'a'..=b'z', 0xE0..=0xF6, 0xF8..=0xFD] {
+/// widths, when known): pdfium's `LoadCommon` does so for every code of a
+/// substituted font, and for the codes of an embedded one that have no
+/// glyph (`glyphless`, see [`type1_glyphless`]).
+fn all_caps_widths(widths: &mut [Option<i32>; 256], glyphless: &[bool; 256]) {
+    for range in LOWER_CASE {
         for i in range {
+            if !glyphless[i as usize] {
+                continue;
+            }
             let upper = widths[i as usize - 32];
             if upper != Some(0) {
                 widths[i as usize] = upper;
@@ -778,12 +795,44 @@ fn glyph_name(enc: &Encoding, base: Option<BaseEncoding>, code: usize) -> Option
         .or_else(|| base.and_then(|b| b.name(code as u8)).map(str::as_bytes))
 }
 
-fn type1_unicode(
-    src: &dyn Source,
+/// The codes an embedded Type 1 or CFF font has no glyph for, as pdfium's
+/// `CPDF_Type1Font::LoadGlyphMap` leaves them (glyph index 0xFFFF): in a
+/// non-symbolic font, the codes the encoding does not name or names
+/// `.notdef` (a name it does not find in the program gives glyph 0, or the
+/// glyph of its Unicode, not 0xFFFF); in a symbolic font none (a code
+/// without a name takes the program's glyph for the code). A code named
+/// `space` has no glyph only when the program lacks one, which is not read
+/// here.
+fn type1_glyphless(
     ctx: &SimpleContext,
     enc: &Encoding,
     program: &Program,
-) -> Result<Box<[u32; 256]>, Unsupported> {
+) -> Result<[bool; 256], Unsupported> {
+    let mut glyphless = [false; 256];
+    if ctx.flags & SYMBOLIC != 0 {
+        return Ok(glyphless);
+    }
+    let base = type1_base(ctx, enc, program)?;
+    for (code, g) in glyphless.iter_mut().enumerate() {
+        match glyph_name(enc, base, code) {
+            None | Some(b".notdef") => *g = true,
+            Some(b"space") if is_lower_case(code) => {
+                return Err(Unsupported::new(
+                    "an all-caps font naming a letter's code space",
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(glyphless)
+}
+
+/// The base encoding of a Type 1 (or CFF, or substituted) font.
+fn type1_base(
+    ctx: &SimpleContext,
+    enc: &Encoding,
+    program: &Program,
+) -> Result<Option<BaseEncoding>, Unsupported> {
     let start = match ctx.standard {
         Some("Symbol") => Some(BaseEncoding::Symbol),
         Some("ZapfDingbats") => Some(BaseEncoding::ZapfDingbats),
@@ -798,7 +847,16 @@ fn type1_unicode(
         Program::TrueType(_) => Some(true),
         _ => Some(false),
     };
-    let base = base_encoding(ctx, start, enc, truetype)?;
+    base_encoding(ctx, start, enc, truetype)
+}
+
+fn type1_unicode(
+    src: &dyn Source,
+    ctx: &SimpleContext,
+    enc: &Encoding,
+    program: &Program,
+) -> Result<Box<[u32; 256]>, Unsupported> {
+    let base = type1_base(ctx, enc, program)?;
     let mut unicode = Box::new([0u32; 256]);
     if ctx.flags & SYMBOLIC == 0 {
         for (code, u) in unicode.iter_mut().enumerate() {
@@ -1221,6 +1279,64 @@ mod tests {
         assert_eq!((f.ascent(), f.descent()), (0.88, -0.21));
         assert_eq!(f.weight(), 0);
         assert_eq!(f.flags(), 34, "widths 500 and 250 differ");
+    }
+
+    /// `d` with an (empty) embedded program of kind `key` in its
+    /// descriptor.
+    fn embedded(mut d: Dict, key: &[u8]) -> Dict {
+        let program = Object::Stream(Rc::new(Stream {
+            dict: Dict::default(),
+            data: 0..0,
+        }));
+        for (k, v) in d.entries.iter_mut() {
+            if &**k == b"FontDescriptor" {
+                let mut desc = v.as_dict().unwrap().clone();
+                desc.entries.push((key.into(), program.clone()));
+                *v = Object::Dict(Rc::new(desc));
+            }
+        }
+        d
+    }
+
+    /// pdfium draws an all-caps font's lower-case codes with the capitals'
+    /// widths only where the code has no glyph: in an embedded
+    /// non-symbolic Type 1 or CFF font, a code its encoding does not name
+    /// or names `.notdef`; in a substituted font, every one.
+    #[test]
+    fn all_caps_widths_follow_pdfiums_glyph_map() {
+        let caps = |flags: i32, differences: &str| {
+            dict(&format!(
+                "<< /Subtype /Type1 /BaseFont /ABCDEF+Foo-Caps /FirstChar 65 /LastChar 98 \
+                 /Widths [700 600 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 500 400] \
+                 /Encoding << /Differences [{differences}] >> \
+                 /FontDescriptor << /Flags {flags} /FontBBox [0 -200 1000 900] \
+                 /Ascent 700 /Descent -200 /StemV 80 /ItalicAngle 0 /CapHeight 700 >> >>"
+            ))
+        };
+        let all_caps = ALL_CAP | NONSYMBOLIC;
+        // Embedded, `b` named `.notdef`: `a` keeps its width, `b` takes B's.
+        let f = load(&Direct, &embedded(caps(all_caps, "98 /.notdef"), b"FontFile3")).unwrap();
+        assert_eq!((f.width(97), f.width(98)), (0.5, 0.6));
+        assert_eq!(text(&f, b"aA"), "aA");
+        // Embedded, every code named: widths as given.
+        let f = load(&Direct, &embedded(caps(all_caps, "98 /b"), b"FontFile")).unwrap();
+        assert_eq!((f.width(97), f.width(98)), (0.5, 0.4));
+        // Embedded symbolic: the program has a glyph for every code.
+        let symbolic = ALL_CAP | SYMBOLIC;
+        let f = load(&Direct, &embedded(caps(symbolic, "98 /.notdef"), b"FontFile3")).unwrap();
+        assert_eq!((f.width(97), f.width(98)), (0.5, 0.4));
+        // Substituted: the capitals' widths throughout.
+        let f = load(&Direct, &caps(all_caps, "98 /b")).unwrap();
+        assert_eq!((f.width(97), f.width(98)), (0.7, 0.6));
+        // Whether the program has a `space` glyph, or what an embedded
+        // TrueType font maps, is not read: left to pdfium.
+        assert!(load(&Direct, &embedded(caps(all_caps, "97 /space"), b"FontFile3")).is_err());
+        let tt = dict(&format!(
+            "<< /Subtype /TrueType /BaseFont /Foo /FirstChar 97 /Widths [500] \
+             /FontDescriptor << /Flags {all_caps} /FontBBox [0 -200 1000 900] \
+             /Ascent 700 /Descent -200 >> >>"
+        ));
+        assert!(load(&Direct, &embedded(tt, b"FontFile2")).is_err());
     }
 
     #[test]
