@@ -510,15 +510,11 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
     let (ascent, descent) = metrics(&desc, truetype)?;
     let mut flags = desc.flags;
 
-    let mut widths = read_widths(src, dict, desc.missing_width)?;
-    if widths.is_none() && standard.is_some_and(|s| s.starts_with("Courier")) {
-        widths = Some([Some(600); 256]);
-    }
-    let Some(mut widths) = widths else {
-        return Err(Unsupported::new("no /Widths: widths from the font program"));
-    };
-    if !embedded && flags & FIXED_PITCH == 0 && dict.get(b"Widths").is_some() {
-        flags |= fixed_pitch(&widths);
+    let given = read_widths(src, dict, desc.missing_width)?;
+    if let Some(w) = &given {
+        if !embedded && flags & FIXED_PITCH == 0 {
+            flags |= fixed_pitch(w);
+        }
     }
     // The name pdfium compares with "Symbol": the standard name, or the
     // name without its subset prefix.
@@ -540,6 +536,14 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
         truetype_unicode(src, &ctx, &encoding, &program)?
     } else {
         type1_unicode(src, &ctx, &encoding, &program)?
+    };
+    let mut widths = match (given, standard) {
+        (Some(w), _) => w,
+        (None, Some(s)) if s.starts_with("Courier") => [Some(600); 256],
+        (None, Some(s)) if !embedded => substituted_widths(s, &ctx, &encoding, &program)?,
+        (None, _) => {
+            return Err(Unsupported::new("no /Widths: widths from the font program"));
+        }
     };
     if flags & ALL_CAP != 0 {
         let glyphless = if !embedded {
@@ -793,6 +797,45 @@ fn base_encoding(
 fn glyph_name(enc: &Encoding, base: Option<BaseEncoding>, code: usize) -> Option<&[u8]> {
     enc.difference(code)
         .or_else(|| base.and_then(|b| b.name(code as u8)).map(str::as_bytes))
+}
+
+/// The widths of a standard font without `/Widths` that pdfium
+/// substitutes (not embedded, not symbolic): its substitute's advance
+/// widths, by the glyph name the encoding gives each code
+/// ([`super::standard_widths`]). A code without a name, or named
+/// `.notdef`, has no glyph in pdfium's map (`CPDF_Type1Font::LoadGlyphMap`)
+/// and takes the width of code 32 (`CPDF_SimpleFont::LoadCharMetrics`).
+/// A name outside the standard metrics would be looked up in the
+/// substitute by its Unicode: left to pdfium.
+fn substituted_widths(
+    standard: &str,
+    ctx: &SimpleContext,
+    enc: &Encoding,
+    program: &Program,
+) -> Result<[Option<i32>; 256], Unsupported> {
+    let unknown = || Unsupported::new("no /Widths: widths from the font program");
+    if ctx.flags & SYMBOLIC != 0 {
+        return Err(unknown());
+    }
+    let base = type1_base(ctx, enc, program)?;
+    let width = |name: &[u8]| super::standard_widths::width(standard, name);
+    let mut widths = [None; 256];
+    for (code, w) in widths.iter_mut().enumerate() {
+        match glyph_name(enc, base, code) {
+            None | Some(b".notdef") => {}
+            Some(n) => *w = Some(width(n).ok_or_else(unknown)?),
+        }
+    }
+    // Code 32's own width is the one of codes without a glyph; without a
+    // glyph itself, its width is not followed here.
+    let space = match glyph_name(enc, base, 32) {
+        None | Some(b".notdef") => return Err(unknown()),
+        Some(n) => width(n).ok_or_else(unknown)?,
+    };
+    for w in widths.iter_mut().filter(|w| w.is_none()) {
+        *w = Some(space);
+    }
+    Ok(widths)
 }
 
 /// The codes an embedded Type 1 or CFF font has no glyph for, as pdfium's
@@ -1252,10 +1295,28 @@ mod tests {
 
     #[test]
     fn standard_font_without_widths() {
+        // Not embedded, no /Widths: the substitute's (Adobe's) widths by
+        // glyph name; a code without a glyph has the space's width.
         let d = dict(&format!(
-            "<< /Subtype /Type1 /BaseFont /Helvetica {DESC} >>"
+            "<< /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [66 /.notdef 67 /eacute] >> {DESC} >>"
         ));
-        assert!(load(&Direct, &d).is_err());
+        let f = load(&Direct, &d).unwrap();
+        assert_eq!((f.width(65), f.width(66), f.width(67)), (0.667, 0.278, 0.556));
+        assert_eq!((f.width(32), f.width(0)), (0.278, 0.278));
+        let d = dict("<< /Subtype /Type1 /BaseFont /Times-Bold /Encoding /WinAnsiEncoding >>");
+        let f = load(&Direct, &d).unwrap();
+        assert_eq!((f.width(b'I' as u32), f.width(0xE9)), (0.389, 0.444));
+        // A glyph outside the standard metrics, a symbolic or an embedded
+        // font: the program's widths, left to pdfium.
+        for d in [
+            format!("<< /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [65 /uni0041] >> {DESC} >>"),
+            format!("<< /Subtype /Type1 /BaseFont /Symbol {DESC} >>"),
+            format!("<< /Subtype /Type1 /BaseFont /Foo {DESC} >>"),
+        ] {
+            assert!(load(&Direct, &dict(&d)).is_err(), "{d}");
+        }
+        let d = dict(&format!("<< /Subtype /Type1 /BaseFont /Helvetica {DESC} >>"));
+        assert!(load(&Direct, &embedded(d, b"FontFile")).is_err());
         let d = dict("<< /Subtype /Type1 /BaseFont /Helvetica /Widths [500] /FirstChar 65 >>");
         let f = load(&Direct, &d).unwrap();
         assert_eq!((f.ascent(), f.descent(), f.flags()), (0.931, -0.225, 33));

@@ -25,6 +25,8 @@
 //! - [`encoding`]: the predefined font encodings' glyph names, and
 //!   PDFDocEncoding for text strings;
 //! - [`glyphs`]: glyph names to Unicode (the Adobe Glyph List);
+//! - [`standard_widths`]: the standard fonts' widths, for fonts without
+//!   `/Widths` that pdfium substitutes;
 //! - [`cmap`]: ToUnicode CMaps and Type 0 fonts' encoding CMaps;
 //! - [`content`]: a page's content run for its text and images;
 //! - [`fuzz`]: the fuzz harness (structured mutations of a seed corpus).
@@ -41,6 +43,7 @@ pub mod glyphs;
 pub mod lexer;
 pub mod object;
 mod page;
+pub mod standard_widths;
 
 /// Why the quick reader left a document or page to pdfium.
 #[derive(Debug, Clone, PartialEq, Eq)]
