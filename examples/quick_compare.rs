@@ -10,6 +10,8 @@
 //! `PAGES` (default 3) pages of each file are read; `SHOW` (default 0)
 //! differing pages are printed with their first differing lines.
 //!
+//! `ONLY=LIST`: only the pages a list names (`FILE<TAB>PAGE` lines).
+//!
 //! `REASONS=1`: no comparison, only why the quick reader leaves documents
 //! and pages to pdfium, counted over the pages the pipeline can read (the
 //! first `PAGES` and the last `BACK`, default 5), against all those pages.
@@ -170,6 +172,19 @@ fn main() {
     }
     let pages = env_num("PAGES", 3);
     let mut show = env_num("SHOW", 0);
+    // `ONLY=LIST`: only the pages LIST names, `FILE<TAB>PAGE` (1-based) a
+    // line, as `REASONS=1 LIST=1` prints them.
+    let only: Option<std::collections::HashSet<(String, u32)>> =
+        std::env::var("ONLY").ok().map(|l| {
+            std::fs::read_to_string(l)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| {
+                    let mut it = l.split('\t');
+                    Some((it.next()?.to_string(), it.next()?.parse().ok()?))
+                })
+                .collect()
+        });
     let mut t = Tally::default();
     for f in std::env::args().skip(1) {
         let doc = match Document::open(f.as_ref()) {
@@ -186,6 +201,12 @@ fn main() {
         }
         t.quick_docs += 1;
         for i in 0..pages.min(doc.page_count()) {
+            if only
+                .as_ref()
+                .is_some_and(|o| !o.contains(&(f.clone(), i + 1)))
+            {
+                continue;
+            }
             t.pages += 1;
             let start = Instant::now();
             let quick = doc.read_page_quick(i).expect("a quick document");

@@ -543,6 +543,11 @@ impl Reader<'_> {
             FontSlot::Failed(why) if !s.is_empty() => return Err((**why).clone()),
             FontSlot::Failed(_) => return Ok(()),
         };
+        // Text at a negative size runs right to left, upside down; pdfium's
+        // text page orders its characters otherwise than here.
+        if gs.font_size < 0.0 && !s.is_empty() {
+            return Err(Unsupported::new("text at a negative font size"));
+        }
         let mut rest = s;
         while !rest.is_empty() {
             let (code, len) = font.next_code(rest);
@@ -1151,6 +1156,8 @@ mod tests {
         assert!(read_pdf(&[b"/GS1 gs BT (a) Tj ET"], b"").is_err());
         assert!(read_pdf(&[b"BT /F9 10 Tf (a) Tj ET"], b"").is_err());
         assert!(read_pdf(&[b"BT /F2 10 Tf (a) Tj ET"], b"").is_err());
+        assert!(read_pdf(&[b"BT /F1 -10 Tf (a) Tj ET"], b"").is_err());
+        assert!(read_pdf(&[b"BT /F1 -10 Tf () Tj /F1 10 Tf (a) Tj ET"], b"").is_ok());
         // A font that shows nothing does not matter.
         assert!(read_pdf(&[b"BT /F9 10 Tf /F2 5 Tf () Tj [-20] TJ ET"], b"").is_ok());
         let deep = b"q ".repeat(MAX_SAVED_STATES + 1);

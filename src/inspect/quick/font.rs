@@ -359,19 +359,22 @@ fn read_descriptor(src: &dyn Source, desc: &Dict) -> Result<Descriptor, Unsuppor
 }
 
 /// A standard font without a descriptor: pdfium takes ascent and descent
-/// from the font it substitutes, a Type 1 font whose ascender and
-/// descender FreeType gives as its font box; the box of Adobe's metrics
-/// for the font stands in for it. Symbolic fonts are flagged so.
+/// from the font it substitutes (its built-in fonts' ascender and
+/// descender, through FreeType). The text fonts' values are pdfium's own,
+/// measured from its character boxes on a page of each font at 1000 pt;
+/// for Symbol and ZapfDingbats the box of Adobe's metrics stands in.
+/// Symbolic fonts are flagged so.
 fn standard_descriptor(name: &str) -> Descriptor {
     let (bottom, top) = match name {
-        "Helvetica" | "Helvetica-Oblique" => (-225, 931),
-        "Helvetica-Bold" | "Helvetica-BoldOblique" => (-228, 962),
-        "Times-Roman" => (-218, 898),
-        "Times-Bold" => (-218, 935),
-        "Times-Italic" => (-217, 883),
-        "Times-BoldItalic" => (-218, 921),
-        "Courier" | "Courier-Oblique" => (-250, 805),
-        "Courier-Bold" | "Courier-BoldOblique" => (-250, 801),
+        "Helvetica" => (-224, 945),
+        "Helvetica-Oblique" => (-224, 951),
+        "Helvetica-Bold" | "Helvetica-BoldOblique" => (-227, 962),
+        "Times-Roman" => (-249, 878),
+        "Times-Bold" => (-249, 889),
+        "Times-Italic" => (-249, 868),
+        "Times-BoldItalic" => (-249, 869),
+        "Courier" | "Courier-Oblique" => (-248, 803),
+        "Courier-Bold" | "Courier-BoldOblique" => (-248, 811),
         "Symbol" => (-293, 1010),
         _ => (-143, 820),
     };
@@ -1301,7 +1304,10 @@ mod tests {
             "<< /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [66 /.notdef 67 /eacute] >> {DESC} >>"
         ));
         let f = load(&Direct, &d).unwrap();
-        assert_eq!((f.width(65), f.width(66), f.width(67)), (0.667, 0.278, 0.556));
+        assert_eq!(
+            (f.width(65), f.width(66), f.width(67)),
+            (0.667, 0.278, 0.556)
+        );
         assert_eq!((f.width(32), f.width(0)), (0.278, 0.278));
         let d = dict("<< /Subtype /Type1 /BaseFont /Times-Bold /Encoding /WinAnsiEncoding >>");
         let f = load(&Direct, &d).unwrap();
@@ -1309,17 +1315,21 @@ mod tests {
         // A glyph outside the standard metrics, a symbolic or an embedded
         // font: the program's widths, left to pdfium.
         for d in [
-            format!("<< /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [65 /uni0041] >> {DESC} >>"),
+            format!(
+                "<< /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [65 /uni0041] >> {DESC} >>"
+            ),
             format!("<< /Subtype /Type1 /BaseFont /Symbol {DESC} >>"),
             format!("<< /Subtype /Type1 /BaseFont /Foo {DESC} >>"),
         ] {
             assert!(load(&Direct, &dict(&d)).is_err(), "{d}");
         }
-        let d = dict(&format!("<< /Subtype /Type1 /BaseFont /Helvetica {DESC} >>"));
+        let d = dict(&format!(
+            "<< /Subtype /Type1 /BaseFont /Helvetica {DESC} >>"
+        ));
         assert!(load(&Direct, &embedded(d, b"FontFile")).is_err());
         let d = dict("<< /Subtype /Type1 /BaseFont /Helvetica /Widths [500] /FirstChar 65 >>");
         let f = load(&Direct, &d).unwrap();
-        assert_eq!((f.ascent(), f.descent(), f.flags()), (0.931, -0.225, 33));
+        assert_eq!((f.ascent(), f.descent(), f.flags()), (0.945, -0.224, 33));
         assert_eq!(text(&f, b"A'"), "A\u{2019}");
         let d = dict(&format!(
             "<< /Subtype /Type1 /BaseFont /CourierNew,Bold {DESC} >>"
@@ -1376,7 +1386,11 @@ mod tests {
         };
         let all_caps = ALL_CAP | NONSYMBOLIC;
         // Embedded, `b` named `.notdef`: `a` keeps its width, `b` takes B's.
-        let f = load(&Direct, &embedded(caps(all_caps, "98 /.notdef"), b"FontFile3")).unwrap();
+        let f = load(
+            &Direct,
+            &embedded(caps(all_caps, "98 /.notdef"), b"FontFile3"),
+        )
+        .unwrap();
         assert_eq!((f.width(97), f.width(98)), (0.5, 0.6));
         assert_eq!(text(&f, b"aA"), "aA");
         // Embedded, every code named: widths as given.
@@ -1384,14 +1398,24 @@ mod tests {
         assert_eq!((f.width(97), f.width(98)), (0.5, 0.4));
         // Embedded symbolic: the program has a glyph for every code.
         let symbolic = ALL_CAP | SYMBOLIC;
-        let f = load(&Direct, &embedded(caps(symbolic, "98 /.notdef"), b"FontFile3")).unwrap();
+        let f = load(
+            &Direct,
+            &embedded(caps(symbolic, "98 /.notdef"), b"FontFile3"),
+        )
+        .unwrap();
         assert_eq!((f.width(97), f.width(98)), (0.5, 0.4));
         // Substituted: the capitals' widths throughout.
         let f = load(&Direct, &caps(all_caps, "98 /b")).unwrap();
         assert_eq!((f.width(97), f.width(98)), (0.7, 0.6));
         // Whether the program has a `space` glyph, or what an embedded
         // TrueType font maps, is not read: left to pdfium.
-        assert!(load(&Direct, &embedded(caps(all_caps, "97 /space"), b"FontFile3")).is_err());
+        assert!(
+            load(
+                &Direct,
+                &embedded(caps(all_caps, "97 /space"), b"FontFile3")
+            )
+            .is_err()
+        );
         let tt = dict(&format!(
             "<< /Subtype /TrueType /BaseFont /Foo /FirstChar 97 /Widths [500] \
              /FontDescriptor << /Flags {all_caps} /FontBBox [0 -200 1000 900] \

@@ -371,7 +371,10 @@ mod tests {
         assert!(WIDTHS.windows(2).all(|w| w[0].0 < w[1].0));
         assert_eq!(width("Times-Bold", b"I"), Some(389));
         assert_eq!(width("Times-Roman", b"space"), Some(250));
-        assert_eq!(width("Helvetica-BoldOblique", b"a"), width("Helvetica-Bold", b"a"));
+        assert_eq!(
+            width("Helvetica-BoldOblique", b"a"),
+            width("Helvetica-Bold", b"a")
+        );
         assert_eq!(width("Helvetica", b"Euro"), Some(556));
         assert_eq!(width("Courier", b"a"), None);
         assert_eq!(width("Times-Roman", b"uni0041"), None);
