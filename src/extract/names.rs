@@ -581,6 +581,22 @@ pub(crate) fn is_given_name(word: &str) -> bool {
     SET.contains(first) || SET.contains(folded.replace(' ', "-").as_str())
 }
 
+/// Whether a name (in "First Last" order) opens with a known given name
+/// or an initial ("W. Ray", "H.-Martin Kell"). Most people's names do;
+/// the form labels, headings, companies and places a byline reader takes
+/// for names ("Mooring Fee", "Sandbar Ade", "Tide Tables") seldom do.
+/// Not every real name does either (the list is not complete), so this is
+/// evidence for the ranker, never a filter.
+pub(crate) fn opens_with_given_name(name: &str) -> bool {
+    let Some(first) = name.split_whitespace().next() else {
+        return false;
+    };
+    let joined_initial = first
+        .split_once(".-")
+        .is_some_and(|(i, rest)| i.chars().count() == 1 && is_initial(i) && !rest.is_empty());
+    is_initial(first) || joined_initial || is_given_name(first)
+}
+
 /// A surname set in capitals after a given name: five letters or more
 /// with a vowel, so that acronyms ("PAO", "NASA") and TeX engines
 /// ("LATEX", "LUATEX") are not read as one.
@@ -735,5 +751,27 @@ mod tests {
             3
         );
         assert!(is_given_name("Jean-Luc") && is_given_name("MARIA") && !is_given_name("Amount"));
+    }
+
+    #[test]
+    fn names_open_with_a_given_name_or_an_initial() {
+        for name in [
+            "Maria Quell",
+            "W. Ray Tamsett",
+            "H.-Martin Kell",
+            "JEAN-LUC ORRIN",
+            "J.-P. Sarn",
+        ] {
+            assert!(opens_with_given_name(name), "{name}");
+        }
+        for name in [
+            "Mooring Fee",
+            "Sandbar Ade",
+            "Tide Tables",
+            "Sluice Dues",
+            "",
+        ] {
+            assert!(!opens_with_given_name(name), "{name}");
+        }
     }
 }
