@@ -131,6 +131,26 @@ const NOT_NAME_WORDS: &[&str] = &[
     // Labels and section heads of article pages.
     "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
     "connexes", "статья", "работы", "введение", "аннотация",
+    // Firms and units of them under a byline.
+    "productions", "studio", "studios", "consultants", "division", "programme", "region",
+];
+
+/// The heads of institutions' names that German (and Dutch) write as one
+/// word with what qualifies them ("Wirtschaftsuniversität",
+/// "Handelshochschule", "Max-Planck-Institut"): a word ending in one of
+/// them (folded) is an institution, as the head alone is.
+const INSTITUTION_HEADS: &[&str] = &[
+    "universitat",
+    "universiteit",
+    "hochschule",
+    "institut",
+    "zentrum",
+    "akademie",
+    "gesellschaft",
+    "bibliothek",
+    "verlag",
+    "klinikum",
+    "ministerium",
 ];
 
 /// Small words of institutions' names, and of titles: a piece with one
@@ -465,7 +485,9 @@ fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
         // Addresses, postcodes, years: part of an affiliation.
         return Piece::Org;
     }
-    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w))
+    if folded
+        .split(' ')
+        .any(|w| NOT_NAME_SET.contains(w) || INSTITUTION_HEADS.iter().any(|h| w.ends_with(h)))
         || PLACES.iter().any(|pl| folded == *pl)
         || folded.split(' ').all(|w| TOWNS.contains(&w))
     {
@@ -726,10 +748,24 @@ mod tests {
             "E-mail: o.vantass",
             "Lindenstr 4",
             "Kestrel Entertainment",
+            "Wirtschaftshochschule Tollan",
+            "Handelsuniversität Marrow",
+            "Sandbar Productions",
+            "Tollan Consultants",
         ] {
             let list = parse_names(line);
             assert!(list.names.is_empty(), "{line:?} -> {:?}", list.names);
         }
+    }
+
+    #[test]
+    fn institutions_written_as_one_word_leave_the_names_beside_them() {
+        assert_eq!(
+            parse_names("Anna Vantass, Wirtschaftsuniversität Tollan").names,
+            vec!["Anna Vantass"]
+        );
+        // A surname that merely contains a head is still a name.
+        assert_eq!(parse_names("Ida Verlagsson").names, vec!["Ida Verlagsson"]);
     }
 
     #[test]
