@@ -635,7 +635,7 @@ def write_weights(path, models, threshold, summary):
     lines += [f"//! {s}" for s in summary]
     lines += [
         "",
-        "use super::ranker::{LEAF, Model, Node};",
+        "use super::{LEAF, Model, Node};",
         "use crate::model::Field;",
         "",
         "/// Per field: the prior log-odds and the trees (`ranker::Node`).",

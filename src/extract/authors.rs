@@ -1153,4 +1153,88 @@ mod tests {
             LineKind::Names { editor: false, .. }
         ));
     }
+
+    #[test]
+    fn a_long_byline_with_marks_wrapped_over_three_lines() {
+        // A paper's first page as the reader gives it: left-aligned lines,
+        // the names broken wherever the line ran out, one name across two,
+        // given names no list knows, each name with its affiliation mark.
+        let at = |t: &str, top: f32, x1: f32, size: f32, bold: bool| TextLine {
+            text: t.to_string(),
+            bbox: crate::model::Rect {
+                x0: 77.0,
+                top,
+                x1,
+                bottom: top + size * 1.15,
+            },
+            size,
+            bold,
+        };
+        let mut lines = vec![
+            at("Harbour Letters Quarterly", 81.0, 294.0, 9.1, false),
+            at("2017, 53(8): 31–48", 92.0, 154.0, 9.1, false),
+            at("Tidal Forecasting with Spectral", 136.5, 508.0, 21.9, true),
+            at("Clustering:", 163.0, 192.0, 21.9, true),
+            at("A Benchmark and Baselines", 190.0, 371.0, 21.9, true),
+            at(
+                "Orvald T. Quessel1,*, Brisane Tollack2, Ulvane Peri",
+                227.0,
+                463.0,
+                13.9,
+                false,
+            ),
+            at(
+                "Pexworth3, Morva van Dorn4,3, Ilske Nors Ekberg2 and Garvo",
+                244.0,
+                498.0,
+                13.9,
+                false,
+            ),
+            at("Osven Lindqvist3", 261.0, 177.0, 13.9, false),
+            at(
+                "1Faculty of Economics, Tidewater University, Bremen",
+                284.0,
+                301.0,
+                9.6,
+                false,
+            ),
+            at(
+                "2Sandbar Institute of Technology, Oxford",
+                296.0,
+                249.0,
+                9.6,
+                false,
+            ),
+            at("ellerbeck@example.org", 334.0, 205.0, 8.6, false),
+            at(
+                "Received October 5, 2017 | Revised 4 June 2017",
+                350.0,
+                343.0,
+                8.6,
+                false,
+            ),
+            at("Summary", 375.0, 122.0, 10.7, true),
+        ];
+        for k in 0..5 {
+            lines.push(at(
+                "We show how the matter at hand can be read by anyone who has the time",
+                390.0 + 12.4 * k as f32,
+                518.0,
+                10.2,
+                false,
+            ));
+        }
+        let found = names(&best(&[page_of(0, lines)], 3));
+        assert_eq!(
+            found,
+            vec![
+                "Orvald T. Quessel",
+                "Brisane Tollack",
+                "Ulvane Peri Pexworth",
+                "Morva van Dorn",
+                "Ilske Nors Ekberg",
+                "Garvo Osven Lindqvist"
+            ]
+        );
+    }
 }

@@ -55,6 +55,15 @@ static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+/// A note or affiliation mark glued to the end of a word ("Lee1,*",
+/// "Chen2", "Orrin†", "Vantassᵃ"): two or more on a line make it a byline
+/// whatever its given names (the rows of labels on forms carry none).
+static GLUED_MARK: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(&format!(
+        r"\p{{L}}(?:\d{{1,2}}(?:,\d{{1,2}})*(?:,?[*†‡])?|[*†‡§¶⁎∗✉⋆★]+|[{SUPERSCRIPTS}]+)(?:[\s,;]|$)"
+    ))
+    .unwrap()
+});
 /// "et al." closing a list: more names, none given.
 static ET_AL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -294,7 +303,7 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         read.names.push(body);
         read.orgs = read.orgs.saturating_sub(1);
     }
-    if !(roles.marked || roles.cjk_marked) && is_label_row(&read.names) {
+    if !(roles.marked || roles.cjk_marked || roles.noted) && is_label_row(&read.names) {
         read.others += read.names.len();
         read.names.clear();
     }
@@ -317,6 +326,8 @@ struct Roles {
     editor: bool,
     /// A CJK role marker (著, 编著, 主编) was on the line.
     cjk_marked: bool,
+    /// Several words carried note or affiliation marks ([`GLUED_MARK`]).
+    noted: bool,
 }
 
 /// Takes the role words off `text` (leading, trailing, CJK) and cleans
@@ -347,6 +358,7 @@ fn strip_roles(text: &str) -> Roles {
         t.truncate(m.start());
         marked = true;
     }
+    let noted = GLUED_MARK.find_iter(&t).count() >= 2;
     t = MARK_BETWEEN.replace_all(&t, "$1, $2").to_string();
     t = FOOTNOTE.replace_all(&t, " ").to_string();
     t = OCR_MARK.replace_all(&t, "$1$2").to_string();
@@ -357,6 +369,7 @@ fn strip_roles(text: &str) -> Roles {
         marked,
         editor,
         cjk_marked,
+        noted,
     }
 }
 
@@ -787,6 +800,11 @@ mod tests {
             3
         );
         assert!(is_given_name("Jean-Luc") && is_given_name("MARIA") && !is_given_name("Amount"));
+        // Names no list knows, each with its affiliation mark: a byline.
+        assert_eq!(
+            parse_names("Orvald T. Quessel1,*, Brisane Tollack2, Ulvane Pexworth3").names,
+            vec!["Orvald T. Quessel", "Brisane Tollack", "Ulvane Pexworth"]
+        );
     }
 
     #[test]
