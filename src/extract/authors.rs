@@ -18,7 +18,7 @@
 
 use super::layout::{Block, Layout, PageLayout, same_size_within};
 use super::lines::{COPYRIGHT, LineKind, classify};
-use super::names::{parse_names, person_name};
+use super::names::{opens_with_given_name, parse_names, person_name};
 use super::pattern::Pattern;
 use super::text::{fold, is_cjk};
 use crate::model::{Candidate, DocText, Field, TextLine, Value};
@@ -100,6 +100,21 @@ struct Group {
     editor: bool,
     top: f32,
     bottom: f32,
+    /// Its names were read from lines in mixed case ("Ann Lee").
+    mixed_case: bool,
+}
+
+/// Whether a line's letters are all capitals ("ANN LEE", "HARBOUR OKE").
+fn all_capitals(text: &str) -> bool {
+    let mut letters = text.chars().filter(|c| c.is_alphabetic()).peekable();
+    letters.peek().is_some() && letters.all(char::is_uppercase)
+}
+
+/// A line of "names" in capitals under names in mixed case, none of them
+/// opening with a known given name: the firm or imprint a title page sets
+/// under its author ("Ann Lee" / "HARBOUR OKE"), not one more author.
+fn is_firm_under_names(g: &Group, l: &TextLine, names: &[String]) -> bool {
+    g.mixed_case && all_capitals(&l.text) && !names.iter().any(|n| opens_with_given_name(n))
 }
 
 /// Whether line `l` is close enough under group `g` to go on with it.
@@ -144,6 +159,14 @@ impl Gathering {
         // ("Editors:" / "Ann Lee" / "Bo Chen").
         let unmarked = !(marked || editor || self.pending_mark || self.pending_editor);
         let editor = editor || self.pending_editor;
+        if let Some(g) = self
+            .open
+            .as_mut()
+            .filter(|g| unmarked && near(g, l) && is_firm_under_names(g, l, &names))
+        {
+            g.bottom = g.bottom.max(l.bbox.bottom);
+            return;
+        }
         // Authors and editors on one page are two lists.
         if let Some(g) = self
             .open
@@ -157,6 +180,7 @@ impl Gathering {
             }
             g.marked |= marked;
             g.bottom = g.bottom.max(l.bbox.bottom);
+            g.mixed_case &= !all_capitals(&l.text);
         } else {
             self.close();
             self.open = Some(Group {
@@ -165,6 +189,7 @@ impl Gathering {
                 editor,
                 top: l.bbox.top,
                 bottom: l.bbox.bottom,
+                mixed_case: !all_capitals(&l.text),
             });
         }
         self.clear_pending();
@@ -1235,6 +1260,33 @@ mod tests {
                 "Ilske Nors Ekberg",
                 "Garvo Osven Lindqvist"
             ]
+        );
+    }
+
+    #[test]
+    fn a_firm_in_capitals_under_the_author_is_not_an_author() {
+        let pages = [page(
+            0,
+            &[
+                ("Tide Tables", 40.0, 200.0),
+                ("March 2005", 14.0, 260.0),
+                ("Maria Quell", 14.0, 400.0),
+                ("SANDBAR OKE", 12.0, 420.0),
+            ],
+        )];
+        assert_eq!(names(&best(&pages, 12)), vec!["Maria Quell"]);
+        // Names all set in capitals stay, known given names or not.
+        let pages = [page(
+            0,
+            &[
+                ("Tide Tables", 40.0, 200.0),
+                ("MARIA QUELL", 14.0, 400.0),
+                ("ORVALD TESSEN", 14.0, 420.0),
+            ],
+        )];
+        assert_eq!(
+            names(&best(&pages, 12)),
+            vec!["Maria Quell", "Orvald Tessen"]
         );
     }
 }
