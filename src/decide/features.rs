@@ -9,7 +9,7 @@
 
 use crate::extract::layout::tokens;
 use crate::extract::names::opens_with_given_name;
-use crate::model::{Candidate, PageText, Value, Via};
+use crate::model::{Candidate, PageText, TextLine, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
@@ -245,6 +245,9 @@ pub struct Standing {
     pub clusters: usize,
     /// A title cluster whose candidates came with a subtitle.
     pub paired_subtitle: bool,
+    /// That subtitle's text (of the first member with one): the line
+    /// that sets it under the title does not continue the title.
+    pub subtitle: Option<String>,
     /// Another cluster of the field holds the document's Info value.
     pub info_elsewhere: bool,
     /// A member is also read as another field (a title that is an
@@ -268,7 +271,7 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         Value::Names(n) => n.join(" "),
         Value::Number(n) => n.to_string(),
     };
-    let at = Placement::of(lead, &text, ctx);
+    let at = Placement::of(lead, &text, standing.subtitle.as_deref(), ctx);
     let w = Wording::of(&lead.value, &text);
     let b = |x: bool| f32::from(u8::from(x));
     Features([
@@ -347,7 +350,7 @@ const NEIGHBOUR_GAP: f32 = 1.2;
 const VALUE_LINES: usize = 6;
 
 impl Placement {
-    fn of(lead: &Candidate, text: &str, ctx: &PageContext) -> Placement {
+    fn of(lead: &Candidate, text: &str, subtitle: Option<&str>, ctx: &PageContext) -> Placement {
         let Some((p, i)) = lead.page.and_then(|p| ctx.locate(p, text)) else {
             return Placement {
                 located: false,
@@ -386,17 +389,20 @@ impl Placement {
             bold: f32::from(u8::from(l.bold)),
             size_rank: (larger.len() as f32 / 3.0).min(1.0),
             doc_size_frac: (l.size / ctx.max_size).clamp(0.0, 1.0),
-            next_size: neighbour_size(p, i, text, true),
-            prev_size: neighbour_size(p, i, text, false),
+            next_size: neighbour_size(p, i, text, Some(subtitle)),
+            prev_size: neighbour_size(p, i, text, None),
         }
     }
 }
 
 /// See [`Placement::next_size`]: the value starts on line `i` of `p`;
-/// `below` picks the line after its last line, else the one before its
-/// first. A neighbour must lie in the value's column (their extents
-/// overlap) and close above or below it.
-fn neighbour_size(p: &PageText, i: usize, text: &str, below: bool) -> f32 {
+/// `below` (with the value's paired subtitle, if any) picks the line after
+/// its last line, else (`None`) the one before its first. A neighbour must
+/// lie in the value's column (their extents overlap) and close above or
+/// below it. A value that stops inside its last line ("Tidewater" of
+/// "Tidewater: a harbour atlas") and the line that sets its subtitle have
+/// no line continuing them.
+fn neighbour_size(p: &PageText, i: usize, text: &str, below: Option<Option<&str>>) -> f32 {
     let want = tokens(text).len();
     let mut last = i;
     let mut seen = tokens(&p.lines[i].text).len();
@@ -404,15 +410,25 @@ fn neighbour_size(p: &PageText, i: usize, text: &str, below: bool) -> f32 {
         last += 1;
         seen += tokens(&p.lines[last].text).len();
     }
-    let (edge, other) = if below {
-        (&p.lines[last], p.lines.get(last + 1))
-    } else {
-        (&p.lines[i], i.checked_sub(1).map(|k| &p.lines[k]))
+    let (edge, other) = match below {
+        Some(subtitle) => {
+            let next = p.lines.get(last + 1);
+            let sets_subtitle = |o: &TextLine| {
+                let (have, sub) = (tokens(&o.text), tokens(subtitle.unwrap_or("")));
+                let k = have.len().min(sub.len()).min(3);
+                k > 0 && have[..k] == sub[..k]
+            };
+            if seen > want || next.is_some_and(sets_subtitle) {
+                return 0.0;
+            }
+            (&p.lines[last], next)
+        }
+        None => (&p.lines[i], i.checked_sub(1).map(|k| &p.lines[k])),
     };
     let Some(o) = other else {
         return 0.0;
     };
-    let gap = if below {
+    let gap = if below.is_some() {
         o.bbox.top - edge.bbox.bottom
     } else {
         edge.bbox.top - o.bbox.bottom
@@ -497,6 +513,15 @@ mod tests {
     use crate::model::Field;
 
     fn features(value: Value, field: Field, pages: &[PageText]) -> Features {
+        features_with(value, field, None, pages)
+    }
+
+    fn features_with(
+        value: Value,
+        field: Field,
+        subtitle: Option<&str>,
+        pages: &[PageText],
+    ) -> Features {
         let c = Candidate {
             field,
             value,
@@ -509,7 +534,8 @@ mod tests {
             rank: 0,
             margin: 0.0,
             clusters: 1,
-            paired_subtitle: false,
+            paired_subtitle: subtitle.is_some(),
+            subtitle: subtitle.map(str::to_string),
             info_elsewhere: false,
             other_field: false,
         };
@@ -540,6 +566,24 @@ mod tests {
         // The whole block: the byline is too far under it to continue it.
         let whole = features(text("LILYPAD Notation Guide"), Field::Title, &pages);
         assert_eq!(get(&whole, "next_size"), 0.0);
+        // A title set with its subtitle on one line, or over the line
+        // that sets its subtitle, is not cut.
+        let pages_colon = [page(
+            0,
+            &[
+                ("Lilypad: notes on harbour", 20.0, 80.0),
+                ("engraving", 20.0, 104.0),
+            ],
+        )];
+        let colon = features(text("Lilypad"), Field::Title, &pages_colon);
+        assert_eq!(get(&colon, "next_size"), 0.0);
+        let paired = features_with(
+            text("LILYPAD"),
+            Field::Title,
+            Some("Notation Guide"),
+            &pages,
+        );
+        assert_eq!(get(&paired, "next_size"), 0.0);
         let alone = features(text("Maria Quell"), Field::Title, &pages);
         assert_eq!(get(&alone, "next_size"), 0.0);
         assert_eq!(get(&alone, "prev_size"), 0.0);
