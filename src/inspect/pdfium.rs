@@ -152,12 +152,18 @@ impl Document {
     /// A file without pages is [`PdfError::Malformed`]: nothing in it can
     /// be read, and saying so beats an empty record.
     pub fn open(path: &Path) -> Result<Document, PdfError> {
-        Document::open_keeping(path, super::source::IN_MEMORY)
+        use super::source::{IN_MEMORY, QUICK_IN_MEMORY};
+        Document::open_keeping(path, IN_MEMORY, QUICK_IN_MEMORY)
     }
 
     /// [`Document::open`], with files smaller than `in_memory` bytes read
-    /// in place and larger ones in blocks.
-    fn open_keeping(path: &Path, in_memory: usize) -> Result<Document, PdfError> {
+    /// in place and larger ones in blocks, except that files smaller than
+    /// `quick_in_memory` that the quick reader opens stay in memory for it.
+    fn open_keeping(
+        path: &Path,
+        in_memory: usize,
+        quick_in_memory: usize,
+    ) -> Result<Document, PdfError> {
         let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
         let (mut source, bytes) = Source::open(path)?;
         let hash = *blake3::hash(&bytes).as_bytes();
@@ -166,9 +172,20 @@ impl Document {
                 "not a PDF, or damaged beyond repair".into(),
             ));
         }
-        let bytes = source.keep_if_small(bytes, in_memory);
+        let quick_on = quick_enabled();
+        let limit = match quick_on {
+            true => in_memory.max(quick_in_memory),
+            false => in_memory,
+        };
+        let bytes = source.keep_if_small(bytes, limit);
         let quick = match source.kept_shared() {
-            Some(kept) if quick_enabled() => QuickDoc::open(kept).ok(),
+            Some(kept) if quick_on => QuickDoc::open(kept).ok(),
+            _ => None,
+        };
+        // A large file kept for a quick reader that cannot read it goes to
+        // pdfium in blocks after all (see `source::QUICK_IN_MEMORY`).
+        let unkept = match quick {
+            None if bytes.is_none() && source.len() >= in_memory => source.unkeep(),
             _ => None,
         };
         let handle = match (&quick, source.kept()) {
@@ -204,9 +221,10 @@ impl Document {
         }
         // Pdfium has parsed the cross-reference table and the trailer only:
         // the bytes go before it loads any page.
-        let info = doc.read_info(bytes.as_deref().or(doc.source.kept()).unwrap_or_default());
+        let read = bytes.as_deref().or(unkept.as_deref());
+        let info = doc.read_info(read.or(doc.source.kept()).unwrap_or_default());
         doc.info = info;
-        drop(bytes);
+        drop((bytes, unkept));
         doc.source.unchanged()?;
         Ok(doc)
     }
@@ -901,6 +919,40 @@ pub(crate) mod tests {
         assert_eq!(doc.page_count(), 15);
     }
 
+    /// A file too large to keep for pdfium alone stays in memory for the
+    /// quick reader when the quick reader opens it (and reads as it does
+    /// in a small file), and goes to pdfium in blocks when it does not: an
+    /// encrypted file, which the quick reader leaves to pdfium, fails its
+    /// reads once written to, as only a file read in blocks can.
+    #[test]
+    fn large_files_stay_in_memory_only_for_the_quick_reader() {
+        let small = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        let large = Document::open_keeping(&fixture("book-p03-asis.pdf"), 0, usize::MAX).unwrap();
+        assert!(large.is_quick() && large.source.kept().is_some());
+        assert_eq!(large.read_page(0).unwrap(), small.read_page(0).unwrap());
+        assert_eq!(large.info(), small.info());
+        let too_large = Document::open_keeping(&fixture("book-p03-asis.pdf"), 0, 10).unwrap();
+        assert!(!too_large.is_quick() && too_large.source.kept().is_none());
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("locked.pdf");
+        std::fs::copy(fixture("owner_password_only_should_open.pdf"), &path).unwrap();
+        let locked = Document::open_keeping(&path, 0, usize::MAX).unwrap();
+        assert!(!locked.is_quick() && locked.source.kept().is_none());
+        assert_eq!(locked.page_count(), 15);
+        let first = locked.read_page(0).unwrap();
+        let again = Document::open(&path).unwrap();
+        assert_eq!(again.info(), locked.info());
+        assert_eq!(again.read_page(0).unwrap(), first);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+        drop(file);
+        assert_eq!(locked.read_page(1).unwrap_err(), PdfError::Changed);
+    }
+
     /// The Info dictionary as the quick reader decodes it is what pdfium
     /// gives (PDFDocEncoding and UTF-16 strings).
     #[test]
@@ -1311,7 +1363,7 @@ pub(crate) mod tests {
         std::fs::copy(fixture("book-p03-asis.pdf"), &path).unwrap();
         let whole = Document::open(&path).unwrap();
         // Read in blocks, the pages are those read in place.
-        let doc = Document::open_keeping(&path, 0).unwrap();
+        let doc = Document::open_keeping(&path, 0, 0).unwrap();
         let first = doc.read_page(0).unwrap();
         assert_eq!(first, whole.read_page_pdfium(0).unwrap());
         assert_eq!(doc.info(), whole.info());
@@ -1329,7 +1381,7 @@ pub(crate) mod tests {
         // A file read in place is not read again, so it still answers.
         assert_eq!(whole.read_page(1).unwrap().text.index, 1);
         // Opened again, the new bytes read as before.
-        let again = Document::open_keeping(&path, 0).unwrap();
+        let again = Document::open_keeping(&path, 0, 0).unwrap();
         assert_eq!(again.read_page(0).unwrap(), first);
     }
 }
