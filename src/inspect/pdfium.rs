@@ -137,6 +137,8 @@ pub struct Document {
     quick: Option<QuickDoc>,
     page_count: u32,
     hash: [u8; 32],
+    /// Files of this size or more go to pdfium in blocks ([`Source`]).
+    in_memory: usize,
     /// Read at open, while the file's bytes are at hand for the XMP packet.
     info: DocInfo,
     /// Declared before `source`: fields drop in order, after `Drop::drop`
@@ -212,6 +214,7 @@ impl Document {
             quick,
             page_count,
             hash,
+            in_memory,
             info: DocInfo::default(),
             rendering: OnceLock::new(),
             source,
@@ -398,6 +401,31 @@ impl Document {
             quick.map(|q| q.glyphs),
             page.glyphs(&geo, objects.invisible_text),
         ))
+    }
+
+    /// Hands a large file the quick reader had in memory to pdfium, read
+    /// in blocks, once the quick reader has left one of its pages to
+    /// pdfium: pdfium would otherwise parse the page beside the whole
+    /// file (21 MB more at the peak of a 21 MB manual set in Type 3
+    /// fonts, every page of which goes to pdfium). Small files, files
+    /// pdfium already has open, and files rendered from memory stay as
+    /// they are. From then on pdfium reads every page of the document.
+    pub fn leave_large_to_pdfium(&mut self) -> Result<(), PdfError> {
+        let large = self.source.len() >= self.in_memory;
+        let loaded = !self.handle.get().is_null() || self.rendering.get().is_some();
+        if !large || loaded || self.quick.is_none() {
+            return Ok(());
+        }
+        self.quick = None;
+        drop(self.source.unkeep());
+        // SAFETY: as in `open_keeping`: `source` (boxed) outlives the
+        // handle, closed in `drop` before the fields drop.
+        let handle = unsafe { self.lib.FPDF_LoadCustomDocument(self.source.access(), None) };
+        if handle.is_null() {
+            return Err(last_error(self.lib));
+        }
+        self.handle.set(handle);
+        self.source.unchanged()
     }
 
     /// Whether the quick reader reads this document (else pdfium does).
@@ -953,6 +981,38 @@ pub(crate) mod tests {
         assert_eq!(locked.read_page(1).unwrap_err(), PdfError::Changed);
     }
 
+    /// Once the quick reader leaves a page of a large file to pdfium, the
+    /// file goes to pdfium in blocks: the same page read, and a file
+    /// written to since then fails its reads.
+    #[test]
+    fn a_large_file_left_to_pdfium_is_read_in_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("paper.pdf");
+        std::fs::copy(fixture("paper_jss_stripped.pdf"), &path).unwrap();
+        let reference = Document::open(&path).unwrap();
+        let mut doc = Document::open_keeping(&path, 0, usize::MAX).unwrap();
+        assert!(doc.is_quick() && doc.source.kept().is_some());
+        doc.leave_large_to_pdfium().unwrap();
+        assert!(!doc.is_quick() && doc.source.kept().is_none());
+        for i in 0..doc.page_count().min(3) {
+            assert_eq!(
+                doc.read_page(i).unwrap(),
+                reference.read_page_pdfium(i).unwrap()
+            );
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+        drop(file);
+        assert_eq!(doc.read_page(0).unwrap_err(), PdfError::Changed);
+        // A small file stays as it was.
+        let mut small = Document::open(&fixture("paper_jss_stripped.pdf")).unwrap();
+        small.leave_large_to_pdfium().unwrap();
+        assert!(small.is_quick());
+    }
+
     /// The Info dictionary as the quick reader decodes it is what pdfium
     /// gives (PDFDocEncoding and UTF-16 strings).
     #[test]
@@ -977,6 +1037,7 @@ pub(crate) mod tests {
                 quick: None,
                 page_count: quick.page_count(),
                 hash: quick.hash,
+                in_memory: super::super::source::IN_MEMORY,
                 info: DocInfo::default(),
                 rendering: OnceLock::new(),
                 source: Source::open(&fixture(name)).unwrap().0,

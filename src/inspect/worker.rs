@@ -210,7 +210,10 @@ impl OpenDoc {
                     self.too_large = Some(e.clone());
                     Err(e)
                 }
-                None => self.doc.read_page_pdfium(index),
+                None => {
+                    self.doc.leave_large_to_pdfium()?;
+                    self.doc.read_page_pdfium(index)
+                }
             },
         }
     }
