@@ -79,8 +79,9 @@ pub const IN_MEMORY: usize = 4 << 20;
 /// path of a page. Measured on 650 Debian documentation PDFs (11 of 4 MiB
 /// or more): a 15 MB manual of plots went from 0.86 to 0.42 CPU-s and its
 /// worker from 102 to 63 MB. A large file the quick reader cannot open is
-/// read by pdfium in blocks as before ([`Source::unkeep`]); pages it
-/// leaves to pdfium are read from the kept bytes.
+/// read by pdfium in blocks as before ([`Source::unkeep`]), and so is one
+/// once the quick reader leaves one of its pages to pdfium
+/// (`Document::leave_large_to_pdfium`).
 pub const QUICK_IN_MEMORY: usize = 64 << 20;
 
 /// Bytes read from the file at a time. Pdfium's parser asks for 512 bytes
