@@ -66,7 +66,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn worker_exe() -> PathBuf {
-    std::env::var_os(colophon::inspect::pool::WORKER_EXE_ENV)
+    std::env::var_os(colophon::inspect::pool::WORKER_EXE_KEY)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_colophon")))
 }

@@ -29,6 +29,8 @@ python3 scripts/check-layers.py
 python3 scripts/check-fn-length.py 80
 # Every knob is a setting: no environment read outside src/settings/.
 python3 scripts/check-env.py
+# Every unsafe block says why it holds.
+python3 scripts/check-safety.py
 # The lints ride on the test build, through documented interfaces only:
 # cargo's RUSTC_WORKSPACE_WRAPPER runs clippy-driver (a drop-in rustc that
 # also lints, which is how `cargo clippy` itself works) on this package's

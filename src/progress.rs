@@ -48,9 +48,11 @@ pub fn stdout_width() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    // SAFETY: TIOCGWINSZ fills a `winsize` and reads nothing else; the
-    // struct is zeroed and lives for the call.
+    // SAFETY: `winsize` is plain integers, for which all-zero bytes are a
+    // valid value.
     let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ fills a `winsize` and reads nothing else; the
+    // struct lives for the call.
     let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
     (ok && size.ws_col > 0).then_some(size.ws_col as usize)
 }

@@ -8,11 +8,12 @@
 //! scaled to roughly 0..=1 here, so the trained weights read directly.
 
 use crate::extract::layout::tokens;
-use crate::model::{Candidate, PageText, Value, Via};
+use crate::extract::names::opens_with_given_name;
+use crate::model::{Candidate, PageText, TextLine, Value, Via};
 
 /// The feature names, in the order of [`Features::values`] and of the
 /// weights in `weights.rs`. Append only: the trainer reads them by name.
-pub const NAMES: [&str; 36] = [
+pub const NAMES: [&str; 39] = [
     "rule_score",
     "agree_sources",
     "info_agrees",
@@ -51,6 +52,13 @@ pub const NAMES: [&str; 36] = [
     // Appended for issue 35 (trainer's branch): a member from the Info
     // dictionary whose value is printed on a page read.
     "info_printed",
+    // Appended for issue 35 (paper headers): the share of an author list's
+    // names that open with a known given name or an initial.
+    "given_share",
+    // Appended for issue 35: the lines just under and just over the
+    // value's lines (a title cut to its largest line of a mixed-size block).
+    "next_size",
+    "prev_size",
 ];
 
 pub const COUNT: usize = NAMES.len();
@@ -237,6 +245,9 @@ pub struct Standing {
     pub clusters: usize,
     /// A title cluster whose candidates came with a subtitle.
     pub paired_subtitle: bool,
+    /// That subtitle's text (of the first member with one): the line
+    /// that sets it under the title does not continue the title.
+    pub subtitle: Option<String>,
     /// Another cluster of the field holds the document's Info value.
     pub info_elsewhere: bool,
     /// A member is also read as another field (a title that is an
@@ -260,7 +271,7 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         Value::Names(n) => n.join(" "),
         Value::Number(n) => n.to_string(),
     };
-    let at = Placement::of(lead, &text, ctx);
+    let at = Placement::of(lead, &text, standing.subtitle.as_deref(), ctx);
     let w = Wording::of(&lead.value, &text);
     let b = |x: bool| f32::from(u8::from(x));
     Features([
@@ -302,6 +313,9 @@ pub fn of_cluster(members: &[&Candidate], standing: &Standing, ctx: &PageContext
         b(members
             .iter()
             .any(|c| c.via == Via::PdfInfo && ctx.prints(&c.value))),
+        w.given_share,
+        at.next_size,
+        at.prev_size,
     ])
 }
 
@@ -318,10 +332,25 @@ struct Placement {
     bold: f32,
     size_rank: f32,
     doc_size_frac: f32,
+    /// The size of the line set right under the value's last line (close
+    /// enough to continue it) against the value's own size, scaled by
+    /// [`NEIGHBOUR_SCALE`]; 0 when nothing continues it.
+    next_size: f32,
+    /// The same for the line set right over the value's first line.
+    prev_size: f32,
 }
 
+/// A neighbour line's size ratio is divided by this (ratios above it are
+/// capped), so that the feature reads 0..=1.
+const NEIGHBOUR_SCALE: f32 = 2.0;
+/// A line continues another when the gap between them is under this many
+/// times the other's size.
+const NEIGHBOUR_GAP: f32 = 1.2;
+/// The lines a value is followed over, at most.
+const VALUE_LINES: usize = 6;
+
 impl Placement {
-    fn of(lead: &Candidate, text: &str, ctx: &PageContext) -> Placement {
+    fn of(lead: &Candidate, text: &str, subtitle: Option<&str>, ctx: &PageContext) -> Placement {
         let Some((p, i)) = lead.page.and_then(|p| ctx.locate(p, text)) else {
             return Placement {
                 located: false,
@@ -333,6 +362,8 @@ impl Placement {
                 bold: 0.0,
                 size_rank: 1.0,
                 doc_size_frac: 0.0,
+                next_size: 0.0,
+                prev_size: 0.0,
             };
         };
         let l = &p.lines[i];
@@ -358,8 +389,55 @@ impl Placement {
             bold: f32::from(u8::from(l.bold)),
             size_rank: (larger.len() as f32 / 3.0).min(1.0),
             doc_size_frac: (l.size / ctx.max_size).clamp(0.0, 1.0),
+            next_size: neighbour_size(p, i, text, Some(subtitle)),
+            prev_size: neighbour_size(p, i, text, None),
         }
     }
+}
+
+/// See [`Placement::next_size`]: the value starts on line `i` of `p`;
+/// `below` (with the value's paired subtitle, if any) picks the line after
+/// its last line, else (`None`) the one before its first. A neighbour must
+/// lie in the value's column (their extents overlap) and close above or
+/// below it. A value that stops inside its last line ("Tidewater" of
+/// "Tidewater: a harbour atlas") and the line that sets its subtitle have
+/// no line continuing them.
+fn neighbour_size(p: &PageText, i: usize, text: &str, below: Option<Option<&str>>) -> f32 {
+    let want = tokens(text).len();
+    let mut last = i;
+    let mut seen = tokens(&p.lines[i].text).len();
+    while seen < want && last + 1 < p.lines.len() && last + 1 < i + VALUE_LINES {
+        last += 1;
+        seen += tokens(&p.lines[last].text).len();
+    }
+    let (edge, other) = match below {
+        Some(subtitle) => {
+            let next = p.lines.get(last + 1);
+            let sets_subtitle = |o: &TextLine| {
+                let (have, sub) = (tokens(&o.text), tokens(subtitle.unwrap_or("")));
+                let k = have.len().min(sub.len()).min(3);
+                k > 0 && have[..k] == sub[..k]
+            };
+            if seen > want || next.is_some_and(sets_subtitle) {
+                return 0.0;
+            }
+            (&p.lines[last], next)
+        }
+        None => (&p.lines[i], i.checked_sub(1).map(|k| &p.lines[k])),
+    };
+    let Some(o) = other else {
+        return 0.0;
+    };
+    let gap = if below.is_some() {
+        o.bbox.top - edge.bbox.bottom
+    } else {
+        edge.bbox.top - o.bbox.bottom
+    };
+    let overlaps = o.bbox.x0 < edge.bbox.x1 && edge.bbox.x0 < o.bbox.x1;
+    if !overlaps || gap < -0.5 * edge.size || gap > NEIGHBOUR_GAP * edge.size.max(o.size) {
+        return 0.0;
+    }
+    (o.size / edge.size.max(0.1)).min(NEIGHBOUR_SCALE) / NEIGHBOUR_SCALE
 }
 
 /// What the value's words look like: how many, capitals, digits, names
@@ -372,6 +450,10 @@ struct Wording {
     names: f32,
     name_words: f32,
     year_age: f32,
+    /// Names opening with a known given name or an initial, as a share
+    /// of the list (0 for other values): form labels, headings and
+    /// companies read as names seldom do.
+    given_share: f32,
 }
 
 impl Wording {
@@ -384,6 +466,12 @@ impl Wording {
             .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
             .count() as f32
             / words.len().max(1) as f32;
+        let given_share = match value {
+            Value::Names(n) if !n.is_empty() => {
+                n.iter().filter(|x| opens_with_given_name(x)).count() as f32 / n.len() as f32
+            }
+            _ => 0.0,
+        };
         let (names, name_words) = match value {
             Value::Names(n) => (
                 (n.len() as f32 / 5.0).min(1.0),
@@ -406,6 +494,7 @@ impl Wording {
                 Value::Number(y) => ((2030 - y) as f32 / 100.0).clamp(0.0, 2.0),
                 _ => 0.0,
             },
+            given_share,
         }
     }
 }
@@ -414,5 +503,105 @@ impl Features {
     /// The features by name, for `candidates.json`.
     pub fn named(&self) -> Vec<(&'static str, f32)> {
         NAMES.iter().copied().zip(self.0).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::layout::testutil::page;
+    use crate::model::Field;
+
+    fn features(value: Value, field: Field, pages: &[PageText]) -> Features {
+        features_with(value, field, None, pages)
+    }
+
+    fn features_with(
+        value: Value,
+        field: Field,
+        subtitle: Option<&str>,
+        pages: &[PageText],
+    ) -> Features {
+        let c = Candidate {
+            field,
+            value,
+            score: 0.5,
+            page: Some(0),
+            via: Via::Text,
+            why: String::new(),
+        };
+        let standing = Standing {
+            rank: 0,
+            margin: 0.0,
+            clusters: 1,
+            paired_subtitle: subtitle.is_some(),
+            subtitle: subtitle.map(str::to_string),
+            info_elsewhere: false,
+            other_field: false,
+        };
+        of_cluster(&[&c], &standing, &PageContext::new(pages, 3))
+    }
+
+    fn get(f: &Features, name: &str) -> f32 {
+        f.0[NAMES.iter().position(|n| *n == name).unwrap()]
+    }
+
+    #[test]
+    fn a_title_cut_to_its_largest_line_sees_the_line_that_continues_it() {
+        // A product name set large over the document's own name, then a
+        // byline further down.
+        let pages = [page(
+            0,
+            &[
+                ("Tidewater Almanac of", 14.0, 60.0),
+                ("LILYPAD", 30.0, 80.0),
+                ("Notation Guide", 18.0, 116.0),
+                ("Maria Quell", 12.0, 300.0),
+            ],
+        )];
+        let text = |t: &str| Value::Text(t.into());
+        let cut = features(text("LILYPAD"), Field::Title, &pages);
+        assert!((get(&cut, "next_size") - 0.3).abs() < 1e-3);
+        assert!((get(&cut, "prev_size") - 14.0 / 30.0 / 2.0).abs() < 1e-3);
+        // The whole block: the byline is too far under it to continue it.
+        let whole = features(text("LILYPAD Notation Guide"), Field::Title, &pages);
+        assert_eq!(get(&whole, "next_size"), 0.0);
+        // A title set with its subtitle on one line, or over the line
+        // that sets its subtitle, is not cut.
+        let pages_colon = [page(
+            0,
+            &[
+                ("Lilypad: notes on harbour", 20.0, 80.0),
+                ("engraving", 20.0, 104.0),
+            ],
+        )];
+        let colon = features(text("Lilypad"), Field::Title, &pages_colon);
+        assert_eq!(get(&colon, "next_size"), 0.0);
+        let paired = features_with(
+            text("LILYPAD"),
+            Field::Title,
+            Some("Notation Guide"),
+            &pages,
+        );
+        assert_eq!(get(&paired, "next_size"), 0.0);
+        let alone = features(text("Maria Quell"), Field::Title, &pages);
+        assert_eq!(get(&alone, "next_size"), 0.0);
+        assert_eq!(get(&alone, "prev_size"), 0.0);
+    }
+
+    #[test]
+    fn given_share_counts_names_that_open_with_a_given_name() {
+        let pages = [page(0, &[("Maria Quell, Mooring Fee", 12.0, 80.0)])];
+        let names = |n: &[&str]| Value::Names(n.iter().map(|s| s.to_string()).collect());
+        let f = features(
+            names(&["Maria Quell", "Mooring Fee"]),
+            Field::Authors,
+            &pages,
+        );
+        assert_eq!(get(&f, "given_share"), 0.5);
+        let f = features(names(&["W. Quell", "Ann Orrin"]), Field::Authors, &pages);
+        assert_eq!(get(&f, "given_share"), 1.0);
+        let f = features(Value::Text("Maria Quell".into()), Field::Title, &pages);
+        assert_eq!(get(&f, "given_share"), 0.0);
     }
 }

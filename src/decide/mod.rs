@@ -167,6 +167,11 @@ fn rank(
                 clusters: n,
                 paired_subtitle: field == Field::Title
                     && m.iter().any(|&i| paired_subtitle(cands[i], all).is_some()),
+                subtitle: m
+                    .iter()
+                    .filter(|_| field == Field::Title)
+                    .find_map(|&i| paired_subtitle(cands[i], all))
+                    .map(|s| text_of(&s.value).to_string()),
                 info_elsewhere: has_info.iter().enumerate().any(|(j, &h)| h && j != k),
                 other_field: m.iter().any(|&i| reads_as_other_field(cands[i], all)),
             };

@@ -18,7 +18,7 @@
 
 use super::layout::{Block, Layout, PageLayout, same_size_within};
 use super::lines::{COPYRIGHT, LineKind, classify};
-use super::names::{parse_names, person_name};
+use super::names::{opens_with_given_name, parse_names, person_name};
 use super::pattern::Pattern;
 use super::text::{fold, is_cjk};
 use crate::model::{Candidate, DocText, Field, TextLine, Value};
@@ -100,6 +100,21 @@ struct Group {
     editor: bool,
     top: f32,
     bottom: f32,
+    /// Its names were read from lines in mixed case ("Ann Lee").
+    mixed_case: bool,
+}
+
+/// Whether a line's letters are all capitals ("ANN LEE", "HARBOUR OKE").
+fn all_capitals(text: &str) -> bool {
+    let mut letters = text.chars().filter(|c| c.is_alphabetic()).peekable();
+    letters.peek().is_some() && letters.all(char::is_uppercase)
+}
+
+/// A line of "names" in capitals under names in mixed case, none of them
+/// opening with a known given name: the firm or imprint a title page sets
+/// under its author ("Ann Lee" / "HARBOUR OKE"), not one more author.
+fn is_firm_under_names(g: &Group, l: &TextLine, names: &[String]) -> bool {
+    g.mixed_case && all_capitals(&l.text) && !names.iter().any(|n| opens_with_given_name(n))
 }
 
 /// Whether line `l` is close enough under group `g` to go on with it.
@@ -144,6 +159,14 @@ impl Gathering {
         // ("Editors:" / "Ann Lee" / "Bo Chen").
         let unmarked = !(marked || editor || self.pending_mark || self.pending_editor);
         let editor = editor || self.pending_editor;
+        if let Some(g) = self
+            .open
+            .as_mut()
+            .filter(|g| unmarked && near(g, l) && is_firm_under_names(g, l, &names))
+        {
+            g.bottom = g.bottom.max(l.bbox.bottom);
+            return;
+        }
         // Authors and editors on one page are two lists.
         if let Some(g) = self
             .open
@@ -157,6 +180,7 @@ impl Gathering {
             }
             g.marked |= marked;
             g.bottom = g.bottom.max(l.bbox.bottom);
+            g.mixed_case &= !all_capitals(&l.text);
         } else {
             self.close();
             self.open = Some(Group {
@@ -165,6 +189,7 @@ impl Gathering {
                 editor,
                 top: l.bbox.top,
                 bottom: l.bbox.bottom,
+                mixed_case: !all_capitals(&l.text),
             });
         }
         self.clear_pending();
@@ -1152,5 +1177,116 @@ mod tests {
             classify("刘雨桐 编著"),
             LineKind::Names { editor: false, .. }
         ));
+    }
+
+    #[test]
+    fn a_long_byline_with_marks_wrapped_over_three_lines() {
+        // A paper's first page as the reader gives it: left-aligned lines,
+        // the names broken wherever the line ran out, one name across two,
+        // given names no list knows, each name with its affiliation mark.
+        let at = |t: &str, top: f32, x1: f32, size: f32, bold: bool| TextLine {
+            text: t.to_string(),
+            bbox: crate::model::Rect {
+                x0: 77.0,
+                top,
+                x1,
+                bottom: top + size * 1.15,
+            },
+            size,
+            bold,
+        };
+        let mut lines = vec![
+            at("Harbour Letters Quarterly", 81.0, 294.0, 9.1, false),
+            at("2017, 53(8): 31–48", 92.0, 154.0, 9.1, false),
+            at("Tidal Forecasting with Spectral", 136.5, 508.0, 21.9, true),
+            at("Clustering:", 163.0, 192.0, 21.9, true),
+            at("A Benchmark and Baselines", 190.0, 371.0, 21.9, true),
+            at(
+                "Orvald T. Quessel1,*, Brisane Tollack2, Ulvane Peri",
+                227.0,
+                463.0,
+                13.9,
+                false,
+            ),
+            at(
+                "Pexworth3, Morva van Dorn4,3, Ilske Nors Ekberg2 and Garvo",
+                244.0,
+                498.0,
+                13.9,
+                false,
+            ),
+            at("Osven Lindqvist3", 261.0, 177.0, 13.9, false),
+            at(
+                "1Faculty of Economics, Tidewater University, Bremen",
+                284.0,
+                301.0,
+                9.6,
+                false,
+            ),
+            at(
+                "2Sandbar Institute of Technology, Oxford",
+                296.0,
+                249.0,
+                9.6,
+                false,
+            ),
+            at("ellerbeck@example.org", 334.0, 205.0, 8.6, false),
+            at(
+                "Received October 5, 2017 | Revised 4 June 2017",
+                350.0,
+                343.0,
+                8.6,
+                false,
+            ),
+            at("Summary", 375.0, 122.0, 10.7, true),
+        ];
+        for k in 0..5 {
+            lines.push(at(
+                "We show how the matter at hand can be read by anyone who has the time",
+                390.0 + 12.4 * k as f32,
+                518.0,
+                10.2,
+                false,
+            ));
+        }
+        let found = names(&best(&[page_of(0, lines)], 3));
+        assert_eq!(
+            found,
+            vec![
+                "Orvald T. Quessel",
+                "Brisane Tollack",
+                "Ulvane Peri Pexworth",
+                "Morva van Dorn",
+                "Ilske Nors Ekberg",
+                "Garvo Osven Lindqvist"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_firm_in_capitals_under_the_author_is_not_an_author() {
+        let pages = [page(
+            0,
+            &[
+                ("Tide Tables", 40.0, 200.0),
+                ("March 2005", 14.0, 260.0),
+                ("Maria Quell", 14.0, 400.0),
+                ("SANDBAR OKE", 12.0, 420.0),
+            ],
+        )];
+        assert_eq!(names(&best(&pages, 12)), vec!["Maria Quell"]);
+        // Names all set in capitals stay, known given names or not.
+        let pages = [page(
+            0,
+            &[
+                ("Tide Tables", 40.0, 200.0),
+                ("MARIA QUELL", 14.0, 400.0),
+                ("ORVALD TESSEN", 14.0, 420.0),
+            ],
+        )];
+        assert_eq!(
+            names(&best(&pages, 12)),
+            vec!["Maria Quell", "Orvald Tessen"]
+        );
     }
 }

@@ -473,10 +473,17 @@ static DOT_LEADER: LazyLock<Pattern> =
 
 static ALSO_BY: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(
-        r"^(?:also\s+by\b|by\s+the\s+same\s+author|other\s+(?:books|titles|works)\s+by\b|also\s+available\b|also\s+from\b|other\s+titles\b|books\s+by\b|also\s+in\s+this\s+series|other\s+books\s+in\s+(?:this|the)\s+series|du\s+m[êe]me\s+auteur|chez\s+le\s+m[êe]me\s+[ée]diteur|vom\s+(?:gleichen|selben)\s+autor|von\s+(?:derselben|demselben)\s+autor|weitere\s+titel|bisher\s+erschienen|ebenfalls\s+(?:von|im)\b|(?:ouvrages|livres)\s+du\s+m[êe]me\s+auteur|другие\s+книги\b|книги\s+(?:того\s+же|этого)\s+автора|того\s+же\s+автора|также\s+(?:автора|в\s+серии))",
+        r"^(?:also\s+by\b|by\s+the\s+same\s+author|other\s+(?:books|titles|works)\s+by\b|also\s+available\b|also\s+from\b|other\s+titles\b|books\s+by\b|also\s+in\s+this\s+series|other\s+books\s+in\s+(?:this|the)\s+series|du\s+m[êe]me\s+auteur|chez\s+le\s+m[êe]me\s+[ée]diteur|vom\s+(?:gleichen|selben)\s+autor|von\s+(?:derselben|demselben)\s+autor|weitere\s+titel|bisher\s+erschienen|ebenfalls\s+(?:von|im)\b|(?:ouvrages|livres)\s+du\s+m[êe]me\s+auteur|другие\s+книги\b|книги\s+(?:того\s+же|этого)\s+автора|того\s+же\s+автора|также\s+(?:автора|в\s+серии)|von\s+.{3,80}?\s+(?:sind|ist)\s+(?:au(?:ß|ss)erdem|ebenfalls|bereits)\s+erschienen|книги\s+.{3,80}?\s+в\s+нашем\s+издательстве)",
     )
     .unwrap()
 });
+
+/// Whether a line is the heading of an "also by" list ("Also by Ann
+/// Lee", "Chez le même éditeur", "Von Ann Lee sind außerdem erschienen"):
+/// never a title, however large it is set.
+pub(crate) fn is_also_by_heading(text: &str) -> bool {
+    ALSO_BY.is_match(text.trim().to_lowercase().as_str())
+}
 
 /// A line that belongs to the imprint rather than to an "also by" list.
 static IMPRINT_LINE: LazyLock<Pattern> = LazyLock::new(|| {

@@ -283,6 +283,7 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
         || DATE.is_match(t)
         || DEDICATION.is_match(t)
         || is_credit_or_connector(t)
+        || super::context::is_also_by_heading(t)
     {
         return None;
     }
@@ -328,6 +329,21 @@ mod tests {
         assert_eq!(title_penalty("PII: S0000-1111(99)00042-7"), None);
         assert_eq!(title_penalty("Article ID 40213"), None);
         assert!(title_penalty("Tide Mills of the Southern Coast").is_some());
+    }
+
+    #[test]
+    fn also_by_headings_are_never_titles() {
+        for head in [
+            "Also by Ottilie Marwenau",
+            "CHEZ LE MÊME ÉDITEUR",
+            "Von Ottilie Marwenau sind außerdem erschienen",
+            "Книги Отилии Марвенау в нашем издательстве",
+            "Того же автора",
+        ] {
+            assert_eq!(title_penalty(head), None, "{head}");
+        }
+        // A title that merely starts like one.
+        assert!(title_penalty("Von Mühlen und Wehren").is_some());
     }
 
     #[test]

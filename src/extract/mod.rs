@@ -25,7 +25,7 @@ pub mod year;
 /// Bump when any finder changes what it proposes for the same page text
 /// (the vision answers' reader, `vision::answer`, counts: its raw answers
 /// are cached, the candidates read from them are not).
-pub const EXTRACT_VERSION: u32 = 15;
+pub const EXTRACT_VERSION: u32 = 17;
 
 /// Every candidate the finders see in the document's page text.
 ///

@@ -55,6 +55,15 @@ static MARK_BETWEEN: LazyLock<Pattern> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+/// A note or affiliation mark glued to the end of a word ("Lee1,*",
+/// "Chen2", "Orrin†", "Vantassᵃ"): two or more on a line make it a byline
+/// whatever its given names (the rows of labels on forms carry none).
+static GLUED_MARK: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(&format!(
+        r"\p{{L}}(?:\d{{1,2}}(?:,\d{{1,2}})*(?:,?[*†‡])?|[*†‡§¶⁎∗✉⋆★]+|[{SUPERSCRIPTS}]+)(?:[\s,;]|$)"
+    ))
+    .unwrap()
+});
 /// "et al." closing a list: more names, none given.
 static ET_AL: LazyLock<Pattern> = LazyLock::new(|| Pattern::new(r"^(?i:et\.?\s*al)\.?$").unwrap());
 static SPLIT: LazyLock<Pattern> = LazyLock::new(|| {
@@ -131,6 +140,26 @@ const NOT_NAME_WORDS: &[&str] = &[
     // Labels and section heads of article pages.
     "article", "articles", "related", "verwandte", "arbeiten", "forschungsbeitrag", "travaux",
     "connexes", "статья", "работы", "введение", "аннотация",
+    // Firms and units of them under a byline.
+    "productions", "studio", "studios", "consultants", "division", "programme", "region",
+];
+
+/// The heads of institutions' names that German (and Dutch) write as one
+/// word with what qualifies them ("Wirtschaftsuniversität",
+/// "Handelshochschule", "Max-Planck-Institut"): a word ending in one of
+/// them (folded) is an institution, as the head alone is.
+const INSTITUTION_HEADS: &[&str] = &[
+    "universitat",
+    "universiteit",
+    "hochschule",
+    "institut",
+    "zentrum",
+    "akademie",
+    "gesellschaft",
+    "bibliothek",
+    "verlag",
+    "klinikum",
+    "ministerium",
 ];
 
 /// Small words of institutions' names, and of titles: a piece with one
@@ -274,7 +303,7 @@ pub(super) fn read_names(text: &str, stop_at_other: bool) -> NameList {
         read.names.push(body);
         read.orgs = read.orgs.saturating_sub(1);
     }
-    if !(roles.marked || roles.cjk_marked) && is_label_row(&read.names) {
+    if !(roles.marked || roles.cjk_marked || roles.noted) && is_label_row(&read.names) {
         read.others += read.names.len();
         read.names.clear();
     }
@@ -297,6 +326,8 @@ struct Roles {
     editor: bool,
     /// A CJK role marker (著, 编著, 主编) was on the line.
     cjk_marked: bool,
+    /// Several words carried note or affiliation marks ([`GLUED_MARK`]).
+    noted: bool,
 }
 
 /// Takes the role words off `text` (leading, trailing, CJK) and cleans
@@ -327,6 +358,7 @@ fn strip_roles(text: &str) -> Roles {
         t.truncate(m.start());
         marked = true;
     }
+    let noted = GLUED_MARK.find_iter(&t).count() >= 2;
     t = MARK_BETWEEN.replace_all(&t, "$1, $2").to_string();
     t = FOOTNOTE.replace_all(&t, " ").to_string();
     t = OCR_MARK.replace_all(&t, "$1$2").to_string();
@@ -337,6 +369,7 @@ fn strip_roles(text: &str) -> Roles {
         marked,
         editor,
         cjk_marked,
+        noted,
     }
 }
 
@@ -465,7 +498,9 @@ fn piece_kind(p: &str, cjk_marked: bool) -> Piece {
         // Addresses, postcodes, years: part of an affiliation.
         return Piece::Org;
     }
-    if folded.split(' ').any(|w| NOT_NAME_SET.contains(w))
+    if folded
+        .split(' ')
+        .any(|w| NOT_NAME_SET.contains(w) || INSTITUTION_HEADS.iter().any(|h| w.ends_with(h)))
         || PLACES.iter().any(|pl| folded == *pl)
         || folded.split(' ').all(|w| TOWNS.contains(&w))
     {
@@ -579,6 +614,22 @@ pub(crate) fn is_given_name(word: &str) -> bool {
     let mut parts = folded.split(' ');
     let first = parts.next().unwrap_or("");
     SET.contains(first) || SET.contains(folded.replace(' ', "-").as_str())
+}
+
+/// Whether a name (in "First Last" order) opens with a known given name
+/// or an initial ("W. Ray", "H.-Martin Kell"). Most people's names do;
+/// the form labels, headings, companies and places a byline reader takes
+/// for names ("Mooring Fee", "Sandbar Ade", "Tide Tables") seldom do.
+/// Not every real name does either (the list is not complete), so this is
+/// evidence for the ranker, never a filter.
+pub(crate) fn opens_with_given_name(name: &str) -> bool {
+    let Some(first) = name.split_whitespace().next() else {
+        return false;
+    };
+    let joined_initial = first
+        .split_once(".-")
+        .is_some_and(|(i, rest)| i.chars().count() == 1 && is_initial(i) && !rest.is_empty());
+    is_initial(first) || joined_initial || is_given_name(first)
 }
 
 /// A surname set in capitals after a given name: five letters or more
@@ -710,10 +761,24 @@ mod tests {
             "E-mail: o.vantass",
             "Lindenstr 4",
             "Kestrel Entertainment",
+            "Wirtschaftshochschule Tollan",
+            "Handelsuniversität Marrow",
+            "Sandbar Productions",
+            "Tollan Consultants",
         ] {
             let list = parse_names(line);
             assert!(list.names.is_empty(), "{line:?} -> {:?}", list.names);
         }
+    }
+
+    #[test]
+    fn institutions_written_as_one_word_leave_the_names_beside_them() {
+        assert_eq!(
+            parse_names("Anna Vantass, Wirtschaftsuniversität Tollan").names,
+            vec!["Anna Vantass"]
+        );
+        // A surname that merely contains a head is still a name.
+        assert_eq!(parse_names("Ida Verlagsson").names, vec!["Ida Verlagsson"]);
     }
 
     #[test]
@@ -735,5 +800,32 @@ mod tests {
             3
         );
         assert!(is_given_name("Jean-Luc") && is_given_name("MARIA") && !is_given_name("Amount"));
+        // Names no list knows, each with its affiliation mark: a byline.
+        assert_eq!(
+            parse_names("Orvald T. Quessel1,*, Brisane Tollack2, Ulvane Pexworth3").names,
+            vec!["Orvald T. Quessel", "Brisane Tollack", "Ulvane Pexworth"]
+        );
+    }
+
+    #[test]
+    fn names_open_with_a_given_name_or_an_initial() {
+        for name in [
+            "Maria Quell",
+            "W. Ray Tamsett",
+            "H.-Martin Kell",
+            "JEAN-LUC ORRIN",
+            "J.-P. Sarn",
+        ] {
+            assert!(opens_with_given_name(name), "{name}");
+        }
+        for name in [
+            "Mooring Fee",
+            "Sandbar Ade",
+            "Tide Tables",
+            "Sluice Dues",
+            "",
+        ] {
+            assert!(!opens_with_given_name(name), "{name}");
+        }
     }
 }

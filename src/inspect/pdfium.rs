@@ -167,6 +167,8 @@ pub struct Document {
     quick: Option<QuickDoc>,
     page_count: u32,
     hash: [u8; 32],
+    /// Files of this size or more go to pdfium in blocks ([`Source`]).
+    in_memory: usize,
     /// Read at open, while the file's bytes are at hand for the XMP packet.
     info: DocInfo,
     /// Declared before `source`: fields drop in order, after `Drop::drop`
@@ -182,12 +184,18 @@ impl Document {
     /// A file without pages is [`PdfError::Malformed`]: nothing in it can
     /// be read, and saying so beats an empty record.
     pub fn open(path: &Path) -> Result<Document, PdfError> {
-        Document::open_keeping(path, super::source::IN_MEMORY)
+        use super::source::{IN_MEMORY, QUICK_IN_MEMORY};
+        Document::open_keeping(path, IN_MEMORY, QUICK_IN_MEMORY)
     }
 
     /// [`Document::open`], with files smaller than `in_memory` bytes read
-    /// in place and larger ones in blocks.
-    fn open_keeping(path: &Path, in_memory: usize) -> Result<Document, PdfError> {
+    /// in place and larger ones in blocks, except that files smaller than
+    /// `quick_in_memory` that the quick reader opens stay in memory for it.
+    fn open_keeping(
+        path: &Path,
+        in_memory: usize,
+        quick_in_memory: usize,
+    ) -> Result<Document, PdfError> {
         let lib = <Pdfium as PdfiumLibraryBindingsAccessor<'static>>::bindings(pdfium()?);
         let (mut source, bytes) = Source::open(path)?;
         let hash = *blake3::hash(&bytes).as_bytes();
@@ -196,9 +204,20 @@ impl Document {
                 "not a PDF, or damaged beyond repair".into(),
             ));
         }
-        let bytes = source.keep_if_small(bytes, in_memory);
+        let quick_on = quick_enabled();
+        let limit = match quick_on {
+            true => in_memory.max(quick_in_memory),
+            false => in_memory,
+        };
+        let bytes = source.keep_if_small(bytes, limit);
         let quick = match source.kept_shared() {
-            Some(kept) if quick_enabled() => QuickDoc::open(kept).ok(),
+            Some(kept) if quick_on => QuickDoc::open(kept).ok(),
+            _ => None,
+        };
+        // A large file kept for a quick reader that cannot read it goes to
+        // pdfium in blocks after all (see `source::QUICK_IN_MEMORY`).
+        let unkept = match quick {
+            None if bytes.is_none() && source.len() >= in_memory => source.unkeep(),
             _ => None,
         };
         let handle = match (&quick, source.kept()) {
@@ -225,6 +244,7 @@ impl Document {
             quick,
             page_count,
             hash,
+            in_memory,
             info: DocInfo::default(),
             rendering: OnceLock::new(),
             source,
@@ -234,9 +254,10 @@ impl Document {
         }
         // Pdfium has parsed the cross-reference table and the trailer only:
         // the bytes go before it loads any page.
-        let info = doc.read_info(bytes.as_deref().or(doc.source.kept()).unwrap_or_default());
+        let read = bytes.as_deref().or(unkept.as_deref());
+        let info = doc.read_info(read.or(doc.source.kept()).unwrap_or_default());
         doc.info = info;
-        drop(bytes);
+        drop((bytes, unkept));
         doc.source.unchanged()?;
         Ok(doc)
     }
@@ -410,6 +431,31 @@ impl Document {
             quick.map(|q| q.glyphs),
             page.glyphs(&geo, objects.invisible_text),
         ))
+    }
+
+    /// Hands a large file the quick reader had in memory to pdfium, read
+    /// in blocks, once the quick reader has left one of its pages to
+    /// pdfium: pdfium would otherwise parse the page beside the whole
+    /// file (21 MB more at the peak of a 21 MB manual set in Type 3
+    /// fonts, every page of which goes to pdfium). Small files, files
+    /// pdfium already has open, and files rendered from memory stay as
+    /// they are. From then on pdfium reads every page of the document.
+    pub fn leave_large_to_pdfium(&mut self) -> Result<(), PdfError> {
+        let large = self.source.len() >= self.in_memory;
+        let loaded = !self.handle.get().is_null() || self.rendering.get().is_some();
+        if !large || loaded || self.quick.is_none() {
+            return Ok(());
+        }
+        self.quick = None;
+        drop(self.source.unkeep());
+        // SAFETY: as in `open_keeping`: `source` (boxed) outlives the
+        // handle, closed in `drop` before the fields drop.
+        let handle = unsafe { self.lib.FPDF_LoadCustomDocument(self.source.access(), None) };
+        if handle.is_null() {
+            return Err(last_error(self.lib));
+        }
+        self.handle.set(handle);
+        self.source.unchanged()
     }
 
     /// Whether the quick reader reads this document (else pdfium does).
@@ -931,6 +977,72 @@ pub(crate) mod tests {
         assert_eq!(doc.page_count(), 15);
     }
 
+    /// A file too large to keep for pdfium alone stays in memory for the
+    /// quick reader when the quick reader opens it (and reads as it does
+    /// in a small file), and goes to pdfium in blocks when it does not: an
+    /// encrypted file, which the quick reader leaves to pdfium, fails its
+    /// reads once written to, as only a file read in blocks can.
+    #[test]
+    fn large_files_stay_in_memory_only_for_the_quick_reader() {
+        let small = Document::open(&fixture("book-p03-asis.pdf")).unwrap();
+        let large = Document::open_keeping(&fixture("book-p03-asis.pdf"), 0, usize::MAX).unwrap();
+        assert!(large.is_quick() && large.source.kept().is_some());
+        assert_eq!(large.read_page(0).unwrap(), small.read_page(0).unwrap());
+        assert_eq!(large.info(), small.info());
+        let too_large = Document::open_keeping(&fixture("book-p03-asis.pdf"), 0, 10).unwrap();
+        assert!(!too_large.is_quick() && too_large.source.kept().is_none());
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("locked.pdf");
+        std::fs::copy(fixture("owner_password_only_should_open.pdf"), &path).unwrap();
+        let locked = Document::open_keeping(&path, 0, usize::MAX).unwrap();
+        assert!(!locked.is_quick() && locked.source.kept().is_none());
+        assert_eq!(locked.page_count(), 15);
+        let first = locked.read_page(0).unwrap();
+        let again = Document::open(&path).unwrap();
+        assert_eq!(again.info(), locked.info());
+        assert_eq!(again.read_page(0).unwrap(), first);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+        drop(file);
+        assert_eq!(locked.read_page(1).unwrap_err(), PdfError::Changed);
+    }
+
+    /// Once the quick reader leaves a page of a large file to pdfium, the
+    /// file goes to pdfium in blocks: the same page read, and a file
+    /// written to since then fails its reads.
+    #[test]
+    fn a_large_file_left_to_pdfium_is_read_in_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("paper.pdf");
+        std::fs::copy(fixture("paper_jss_stripped.pdf"), &path).unwrap();
+        let reference = Document::open(&path).unwrap();
+        let mut doc = Document::open_keeping(&path, 0, usize::MAX).unwrap();
+        assert!(doc.is_quick() && doc.source.kept().is_some());
+        doc.leave_large_to_pdfium().unwrap();
+        assert!(!doc.is_quick() && doc.source.kept().is_none());
+        for i in 0..doc.page_count().min(3) {
+            assert_eq!(
+                doc.read_page(i).unwrap(),
+                reference.read_page_pdfium(i).unwrap()
+            );
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+        drop(file);
+        assert_eq!(doc.read_page(0).unwrap_err(), PdfError::Changed);
+        // A small file stays as it was.
+        let mut small = Document::open(&fixture("paper_jss_stripped.pdf")).unwrap();
+        small.leave_large_to_pdfium().unwrap();
+        assert!(small.is_quick());
+    }
+
     /// The Info dictionary as the quick reader decodes it is what pdfium
     /// gives (PDFDocEncoding and UTF-16 strings).
     #[test]
@@ -955,6 +1067,7 @@ pub(crate) mod tests {
                 quick: None,
                 page_count: quick.page_count(),
                 hash: quick.hash,
+                in_memory: super::super::source::IN_MEMORY,
                 info: DocInfo::default(),
                 rendering: OnceLock::new(),
                 source: Source::open(&fixture(name)).unwrap().0,
@@ -1341,7 +1454,7 @@ pub(crate) mod tests {
         std::fs::copy(fixture("book-p03-asis.pdf"), &path).unwrap();
         let whole = Document::open(&path).unwrap();
         // Read in blocks, the pages are those read in place.
-        let doc = Document::open_keeping(&path, 0).unwrap();
+        let doc = Document::open_keeping(&path, 0, 0).unwrap();
         let first = doc.read_page(0).unwrap();
         assert_eq!(first, whole.read_page_pdfium(0).unwrap());
         assert_eq!(doc.info(), whole.info());
@@ -1359,7 +1472,7 @@ pub(crate) mod tests {
         // A file read in place is not read again, so it still answers.
         assert_eq!(whole.read_page(1).unwrap().text.index, 1);
         // Opened again, the new bytes read as before.
-        let again = Document::open_keeping(&path, 0).unwrap();
+        let again = Document::open_keeping(&path, 0, 0).unwrap();
         assert_eq!(again.read_page(0).unwrap(), first);
     }
 }

@@ -35,8 +35,12 @@ pub struct XmpMeta {
 
 static CATALOG_METADATA: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/Metadata\s*(\d+)\s+(\d+)\s+R").expect("valid regex"));
+// `(?-u:\b)`: an ASCII word boundary. PDF names and keywords are ASCII,
+// and a Unicode `\b` stops the lazy DFA at the first non-ASCII byte of a
+// binary file, leaving the search of the whole file to the slow PikeVM
+// (measured: 1.8% of a cold run's CPU, all in this module).
 static CATALOG_TYPE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"/Type\s*/Catalog\b").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"/Type\s*/Catalog(?-u:\b)").expect("valid regex"));
 /// Finds the catalog's metadata stream in the raw bytes of a PDF and reads it.
 pub fn parse(bytes: &[u8]) -> Option<XmpMeta> {
     let stream = catalog_metadata_stream(bytes)?;
@@ -144,7 +148,7 @@ fn catalog_metadata_stream(bytes: &[u8]) -> Option<&[u8]> {
             .then(|| (c[1].to_vec(), c[2].to_vec()))
     })?;
     let header = Regex::new(&format!(
-        r"(?:^|[^0-9]){}\s+{}\s+obj\b",
+        r"(?:^|[^0-9]){}\s+{}\s+obj(?-u:\b)",
         String::from_utf8_lossy(&num),
         String::from_utf8_lossy(&generation)
     ))

@@ -66,14 +66,14 @@ fn citeproc(file: &Path) -> String {
 }
 
 /// `MIN_CONFIDENCE` that leaves galley.pdf's publisher, and only it, unsure.
-pub const UNSURE_PUBLISHER: &str = "MIN_CONFIDENCE = 0.81\n";
+pub const UNSURE_PUBLISHER: &str = "MIN_CONFIDENCE = 0.8\n";
 
 /// A project whose latest run is the real run over three fixture PDFs
 /// and a broken one.
 fn real_run() -> TestProject {
     let p = TestProject::new();
     // Between the checked-in ranker's confidence in galley.pdf's publisher
-    // (0.80) and in every other value of these files (0.82 and above), so
+    // (0.73) and in every other value of these files (0.87 and above), so
     // that one value is unsure. Retraining the ranker may move it.
     p.config(UNSURE_PUBLISHER);
     p.add("book-p03-asis.pdf", "books/weaving.pdf");
