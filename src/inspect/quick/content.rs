@@ -47,6 +47,11 @@ pub struct Shown {
     pub width: f64,
     /// The text render mode (`Tr`), 0 to 7.
     pub render_mode: u8,
+    /// A character beyond the Basic Multilingual Plane that pdfium's text
+    /// page holds as two UTF-16 halves, which are no characters: one from
+    /// a `/ToUnicode` map (pdfium reads its targets unit by unit). The
+    /// same character from a glyph name (`u1D461`) is one character there.
+    pub halves: bool,
 }
 
 /// An image drawn on the page (an image XObject or an inline image).
@@ -556,6 +561,7 @@ impl Reader<'_> {
             let width = font.width(code);
             let glyph = Shown {
                 ch: '\0',
+                halves: false,
                 font: index,
                 object: self.objects,
                 trm: gs.text_rendering_matrix(),
@@ -573,7 +579,7 @@ impl Reader<'_> {
     /// and codes that are no character give nothing).
     fn emit(&mut self, font: &Font, code: u32, glyph: Shown) -> Result<(), Unsupported> {
         self.unicode.clear();
-        font.unicode(code, &mut self.unicode);
+        let mapped = font.unicode(code, &mut self.unicode);
         let shown = &mut self.out.shown;
         if self.unicode.is_empty() {
             if let Some(ch) = char::from_u32(code).filter(|_| code != 0) {
@@ -583,6 +589,7 @@ impl Reader<'_> {
             for ch in self.unicode.chars() {
                 shown.push(Shown {
                     ch,
+                    halves: mapped && ch > '\u{FFFF}',
                     ..glyph.clone()
                 });
             }

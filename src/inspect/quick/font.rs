@@ -155,12 +155,15 @@ impl Font {
     }
 
     /// Appends the Unicode text of `code` to `out` (several characters for
-    /// a ligature); nothing when the font does not say.
-    pub fn unicode(&self, code: u32, out: &mut String) {
+    /// a ligature); nothing when the font does not say. True when the
+    /// text came from the `/ToUnicode` map, false when from the encoding's
+    /// glyph names (or there is none): pdfium holds a character beyond the
+    /// Basic Multilingual Plane as one character only in the second case.
+    pub fn unicode(&self, code: u32, out: &mut String) -> bool {
         if let Some(map) = &self.to_unicode {
             let len = out.len();
             if map.append(code, out) && out.len() > len {
-                return;
+                return true;
             }
         }
         if let Kind::Simple { unicode, .. } = &self.kind {
@@ -170,6 +173,7 @@ impl Font {
                 }
             }
         }
+        false
     }
 
     /// Ascent and descent in text space units for a font size of 1 (e.g.
@@ -1422,6 +1426,55 @@ mod tests {
              /Ascent 700 /Descent -200 >> >>"
         ));
         assert!(load(&Direct, &embedded(tt, b"FontFile2")).is_err());
+    }
+
+    /// Direct objects, and one stream: `/ToUnicode`'s data.
+    struct OneStream(&'static [u8]);
+
+    impl Source for OneStream {
+        fn resolve(&self, o: &Object) -> Result<Object, Unsupported> {
+            Ok(o.clone())
+        }
+        fn decode(&self, _: &Stream) -> Result<Vec<u8>, Unsupported> {
+            Ok(self.0.to_vec())
+        }
+    }
+
+    /// A symbolic CFF math font (LaTeX's, through Ghostscript): glyph
+    /// names `u1D431` give their characters beyond the Basic Multilingual
+    /// Plane, as pdfium gives them whole; a `/ToUnicode` target beyond it
+    /// is told apart (pdfium holds it as two UTF-16 halves), and a code
+    /// the map leaves out takes its glyph name's character.
+    #[test]
+    fn glyph_names_beyond_the_bmp() {
+        let d = dict(
+            "<< /Subtype /Type1 /BaseFont /PCFEHA+LibertinusT1Math /FirstChar 46 /LastChar 47 \
+             /Widths [356 356] /Encoding << /BaseEncoding /WinAnsiEncoding \
+             /Differences [46 /parenleft /parenright 116 /u1D461 120 /u1D431] >> \
+             /FontDescriptor << /Flags 4 /FontBBox [0 -200 1000 900] \
+             /Ascent 700 /Descent -200 /StemV 80 /ItalicAngle 0 /CapHeight 700 >> >>",
+        );
+        let f = load(&Direct, &embedded(d.clone(), b"FontFile3")).unwrap();
+        assert_eq!(text(&f, b"x.t/"), "\u{1D431}(\u{1D461})");
+        let mut s = String::new();
+        assert!(!f.unicode(b't' as u32, &mut s));
+
+        let mut with_map = d;
+        let stream = Object::Stream(Rc::new(Stream {
+            dict: Dict::default(),
+            data: 0..0,
+        }));
+        with_map
+            .entries
+            .push((b"ToUnicode".as_slice().into(), stream));
+        let map = b"1 begincodespacerange <00> <ff> endcodespacerange \
+            2 beginbfchar <2e> <0028> <78> <D835DC31> endbfchar";
+        let f = load(&OneStream(map), &embedded(with_map, b"FontFile3")).unwrap();
+        let mut s = String::new();
+        assert!(f.unicode(b'x' as u32, &mut s));
+        assert!(f.unicode(b'.' as u32, &mut s));
+        assert!(!f.unicode(b't' as u32, &mut s));
+        assert_eq!(s, "\u{1D431}(\u{1D461}");
     }
 
     #[test]

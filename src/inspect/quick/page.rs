@@ -66,7 +66,7 @@ pub(super) fn glyphs(content: &PageContent, geo: &Geometry) -> Vec<Glyph> {
             }
         }
         prev = Some(s);
-        if skipped(s.ch) {
+        if skipped(s) {
             continue;
         }
         let m = &s.trm;
@@ -113,11 +113,13 @@ pub(super) fn glyphs(content: &PageContent, geo: &Geometry) -> Vec<Glyph> {
 }
 
 /// Characters left out, as the pdfium reader leaves them out: line
-/// breaks; characters beyond the Basic Multilingual Plane, which pdfium
-/// hands over as two UTF-16 halves that are no characters (math italic
-/// letters, emoji); and the replacement character, which is no text.
-fn skipped(ch: char) -> bool {
-    ch == '\r' || ch == '\n' || ch == '\u{FFFD}' || ch > '\u{FFFF}'
+/// breaks; characters beyond the Basic Multilingual Plane from a
+/// `/ToUnicode` map, which pdfium hands over as two UTF-16 halves that
+/// are no characters ([`Shown::halves`]; math italic letters, emoji —
+/// the same characters named by glyph names, `u1D461`, are kept); and the
+/// replacement character, which is no text.
+fn skipped(s: &Shown) -> bool {
+    s.ch == '\r' || s.ch == '\n' || s.ch == '\u{FFFD}' || s.halves
 }
 
 /// Characters pdfium's text page gives as their compatibility
