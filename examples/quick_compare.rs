@@ -8,7 +8,8 @@
 //! ```
 //!
 //! `PAGES` (default 3) pages of each file are read; `SHOW` (default 0)
-//! differing pages are printed with their first differing lines.
+//! differing pages are printed with their first `SHOW_LINES` (default 4)
+//! differing lines (`SHOW_ALL=1`: all lines, side by side).
 //!
 //! `ONLY=LIST`: only the pages a list names (`FILE<TAB>PAGE` lines).
 //!
@@ -266,7 +267,9 @@ fn main() {
                 let mut shown = 0;
                 for k in 0..n {
                     let (x, y) = (a.get(k).copied(), b.get(k).copied());
-                    if x != y && shown < 4 {
+                    if std::env::var_os("SHOW_ALL").is_some() {
+                        println!("  {} {x:?} | {y:?}", if x == y { "=" } else { "≠" });
+                    } else if x != y && shown < env_num("SHOW_LINES", 4) {
                         println!("  quick : {x:?}\n  pdfium: {y:?}");
                         shown += 1;
                     }

@@ -581,6 +581,15 @@ impl Reader<'_> {
         self.unicode.clear();
         let mapped = font.unicode(code, &mut self.unicode);
         let shown = &mut self.out.shown;
+        if self.unicode.is_empty() && code != 0 && font.substituted() {
+            // The code itself would stand for the text here, but pdfium's
+            // text page gives codes a substituted font has no name for
+            // otherwise (none, on a table of a standard font's codes 1 to
+            // 31; `(\x01) Tj`).
+            return Err(Unsupported::new(
+                "a code without text in a substituted font",
+            ));
+        }
         if self.unicode.is_empty() {
             if let Some(ch) = char::from_u32(code).filter(|_| code != 0) {
                 shown.push(Shown { ch, ..glyph });
@@ -1164,6 +1173,9 @@ mod tests {
         assert!(read_pdf(&[b"BT /F9 10 Tf (a) Tj ET"], b"").is_err());
         assert!(read_pdf(&[b"BT /F2 10 Tf (a) Tj ET"], b"").is_err());
         assert!(read_pdf(&[b"BT /F1 -10 Tf (a) Tj ET"], b"").is_err());
+        // A code WinAnsi names no glyph for, in a substituted font.
+        assert!(read_pdf(&[b"BT /F3 10 Tf (\x01) Tj ET"], b"").is_err());
+        assert!(read_pdf(&[b"BT /F3 10 Tf (\x00a) Tj ET"], b"").is_ok());
         assert!(read_pdf(&[b"BT /F1 -10 Tf () Tj /F1 10 Tf (a) Tj ET"], b"").is_ok());
         // A font that shows nothing does not matter.
         assert!(read_pdf(&[b"BT /F9 10 Tf /F2 5 Tf () Tj [-20] TJ ET"], b"").is_ok());

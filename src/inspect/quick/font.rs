@@ -54,6 +54,8 @@ pub struct Font {
     ascent: f64,
     descent: f64,
     to_unicode: Option<ToUnicode>,
+    /// A simple font without a program, drawn with pdfium's substitute.
+    substituted: bool,
     kind: Kind,
 }
 
@@ -174,6 +176,12 @@ impl Font {
             }
         }
         false
+    }
+
+    /// A simple font without a program: pdfium draws it with a
+    /// substitute of its own.
+    pub fn substituted(&self) -> bool {
+        self.substituted
     }
 
     /// Ascent and descent in text space units for a font size of 1 (e.g.
@@ -571,6 +579,7 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
         ascent,
         descent,
         to_unicode,
+        substituted: !embedded,
         kind: Kind::Simple { widths, unicode },
     })
 }
@@ -1189,6 +1198,7 @@ fn load_cid(src: &dyn Source, dict: &Dict) -> Result<Font, Unsupported> {
         ascent,
         descent,
         to_unicode: Some(to_unicode),
+        substituted: false,
         kind: Kind::Cid {
             cmap,
             widths,
