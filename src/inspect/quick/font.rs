@@ -502,6 +502,22 @@ fn standard_font(name: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// A simple font's descriptor: its own, or a standard font's made up as
+/// pdfium makes it up.
+fn simple_descriptor(
+    src: &dyn Source,
+    desc_dict: Option<&Dict>,
+    standard: Option<&str>,
+) -> Result<Descriptor, Unsupported> {
+    match (desc_dict, standard) {
+        (Some(d), _) => read_descriptor(src, d),
+        (None, Some(name)) => Ok(standard_descriptor(name)),
+        (None, None) => Err(Unsupported::new(
+            "no font descriptor: metrics from the font program",
+        )),
+    }
+}
+
 fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Unsupported> {
     let written = dict.name(b"BaseFont").unwrap_or(b"").to_vec();
     let desc_dict = src.dict_in(dict, b"FontDescriptor")?;
@@ -513,15 +529,7 @@ fn load_simple(src: &dyn Source, dict: &Dict, truetype: bool) -> Result<Font, Un
         standard_font(&written)
     };
 
-    let desc = match (&desc_dict, standard) {
-        (Some(d), _) => read_descriptor(src, d)?,
-        (None, Some(name)) => standard_descriptor(name),
-        (None, None) => {
-            return Err(Unsupported::new(
-                "no font descriptor: metrics from the font program",
-            ));
-        }
-    };
+    let desc = simple_descriptor(src, desc_dict.as_ref(), standard)?;
     let (ascent, descent) = metrics(&desc, truetype)?;
     let mut flags = desc.flags;
 
