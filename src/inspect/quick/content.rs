@@ -581,13 +581,19 @@ impl Reader<'_> {
         self.unicode.clear();
         let mapped = font.unicode(code, &mut self.unicode);
         let shown = &mut self.out.shown;
-        if self.unicode.is_empty() && code != 0 && font.substituted() {
+        let line_break = code == 0x0A || code == 0x0D;
+        if self.unicode.is_empty() && (1..0x20).contains(&code) && !line_break && font.substituted()
+        {
             // The code itself would stand for the text here, but pdfium's
-            // text page gives codes a substituted font has no name for
-            // otherwise (none, on a table of a standard font's codes 1 to
-            // 31; `(\x01) Tj`).
+            // text page gives the control codes a substituted font has no
+            // name for otherwise (none, on a table of a standard font's
+            // codes 1 to 31; `(\x01) Tj`). Higher codes without a name
+            // (`\x7F`, or 0x80 to 0x9F in StandardEncoding) read as pdfium
+            // reads them, and so do line feed and carriage return (`(\012)
+            // Tj` as a report generator's line end), which neither reader
+            // keeps as text.
             return Err(Unsupported::new(
-                "a code without text in a substituted font",
+                "a control code without text in a substituted font",
             ));
         }
         if self.unicode.is_empty() {
@@ -1175,7 +1181,7 @@ mod tests {
         assert!(read_pdf(&[b"BT /F1 -10 Tf (a) Tj ET"], b"").is_err());
         // A code WinAnsi names no glyph for, in a substituted font.
         assert!(read_pdf(&[b"BT /F3 10 Tf (\x01) Tj ET"], b"").is_err());
-        assert!(read_pdf(&[b"BT /F3 10 Tf (\x00a) Tj ET"], b"").is_ok());
+        assert!(read_pdf(&[b"BT /F3 10 Tf (\x00a\n\r) Tj ET"], b"").is_ok());
         assert!(read_pdf(&[b"BT /F1 -10 Tf () Tj /F1 10 Tf (a) Tj ET"], b"").is_ok());
         // A font that shows nothing does not matter.
         assert!(read_pdf(&[b"BT /F9 10 Tf /F2 5 Tf () Tj [-20] TJ ET"], b"").is_ok());
