@@ -387,6 +387,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_memo_keeps_short_texts_and_empties_when_full() {
+        let mut memo: Memo<usize> = Memo::new();
+        let long = "x".repeat(MEMO_TEXT + 1);
+        memo.put(&long, 1);
+        assert_eq!(memo.get(&long), None);
+        for i in 0..MEMO_CAPACITY {
+            memo.put(&format!("line {i}"), i);
+        }
+        assert_eq!(memo.get("line 7"), Some(7));
+        memo.put("one more", 0);
+        assert_eq!(memo.get("line 7"), None);
+        assert_eq!(memo.get("one more"), Some(0));
+        // Asked twice, a line reads the same.
+        let line = "Ann Lee and Bo Chen";
+        assert_eq!(classify(line), classify(line));
+        assert!(matches!(classify(line), LineKind::Names { names, .. } if names.len() == 2));
+    }
+
+    #[test]
     fn a_line_opened_by_a_mark_is_an_affiliation() {
         assert_eq!(
             classify("¹ Harbour Labs, Room B12, Port Ellin, Wessex 07000"),
