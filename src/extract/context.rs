@@ -80,6 +80,10 @@ pub struct PageCtx<'a> {
     /// On a contents page, the line of its heading: the lines above it are
     /// not contents (a title block, a date).
     pub contents_head: Option<usize>,
+    /// Line indices ordered by the top of their boxes (index on ties), for
+    /// [`continuation`](Self::continuation); `None` when a box or a size
+    /// is not finite, which that then reads line by line.
+    by_top: Option<Vec<usize>>,
 }
 
 impl<'a> PageCtx<'a> {
@@ -162,6 +166,34 @@ impl<'a> PageCtx<'a> {
     /// column, not the line beside it in the other column), within about two
     /// line heights.
     pub fn continuation(&self, line: usize) -> Option<usize> {
+        let Some(by_top) = &self.by_top else {
+            return self.continuation_scan(line);
+        };
+        // The candidates in order of their tops, from the first that is
+        // not above the current line (same tests as the scan below, so
+        // the same line is found; the publisher finder asks for every
+        // line, and a scan of the page for each was a square of the page).
+        let lines = &self.page.lines;
+        let cur = &lines[line].bbox;
+        let h = cur.height().max(lines[line].size).max(1.0);
+        let from = by_top.partition_point(|&j| lines[j].bbox.top < cur.top + 0.5 * h);
+        for &j in &by_top[from..] {
+            let b = &lines[j].bbox;
+            // Tops only grow from here, and so does the gap.
+            if b.top - cur.bottom > 2.0 * h {
+                break;
+            }
+            let overlap = cur.x1.min(b.x1) - cur.x0.max(b.x0);
+            if j == line || overlap <= 0.0 {
+                continue;
+            }
+            return Some(j);
+        }
+        None
+    }
+
+    /// [`continuation`](Self::continuation) by reading every line.
+    fn continuation_scan(&self, line: usize) -> Option<usize> {
         let lines = &self.page.lines;
         let cur = &lines[line].bbox;
         let h = cur.height().max(lines[line].size).max(1.0);
@@ -247,9 +279,31 @@ pub fn read<'a>(doc: &DocText<'a>) -> Vec<PageCtx<'a>> {
             digits,
             refs,
             also_by,
+            by_top: lines_by_top(page),
         });
     }
     out
+}
+
+/// The page's line indices ordered by the top of their boxes, index on
+/// ties; `None` when a top, bottom or size is not finite.
+fn lines_by_top(page: &PageText) -> Option<Vec<usize>> {
+    let finite = page
+        .lines
+        .iter()
+        .all(|l| l.bbox.top.is_finite() && l.bbox.bottom.is_finite() && l.size.is_finite());
+    if !finite {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..page.lines.len()).collect();
+    // `partial_cmp` (not `total_cmp`): -0 and 0 are one height, as in the scan.
+    order.sort_by(|&a, &b| {
+        let (ta, tb) = (page.lines[a].bbox.top, page.lines[b].bbox.top);
+        ta.partial_cmp(&tb)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    Some(order)
 }
 
 /// Kind of one page on its own (no reference list carried over from the
@@ -856,6 +910,64 @@ mod tests {
         );
         assert_eq!(repair_ocr_digits("Oliver Il Ol"), "Oliver Il Ol");
         assert_eq!(repair_ocr_digits("O-ring 12"), "O-ring 12");
+    }
+
+    #[test]
+    fn continuation_by_tops_finds_what_the_scan_finds() {
+        // Two columns, lines of one height (ties on top), a line set
+        // higher than its index, overlapping boxes, a zero top of either
+        // sign and a line of a huge size: every line's continuation is the
+        // one the line-by-line reading finds.
+        let mut rows: Vec<(&str, f32, f32)> = Vec::new();
+        for i in 0..12 {
+            rows.push(("left column words", 10.0, 100.0 + 11.0 * (i / 2) as f32));
+            rows.push(("right column words", 10.0, 100.0 + 11.0 * (i / 3) as f32));
+        }
+        rows.push(("set above the rest", 9.0, 80.0));
+        rows.push(("a zero top", 10.0, 0.0));
+        rows.push(("a negative zero top", 10.0, -0.0));
+        rows.push(("huge", 300.0, 120.0));
+        let mut p = page(0, &rows);
+        for (i, l) in p.lines.iter_mut().enumerate() {
+            if i % 2 == 1 && i < 24 {
+                l.bbox.x0 += 250.0;
+                l.bbox.x1 += 250.0;
+            }
+        }
+        let pages = [p];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 1,
+        };
+        let ctx = read(&doc);
+        assert!(ctx[0].by_top.is_some());
+        let mut found = 0;
+        for i in 0..ctx[0].len() {
+            assert_eq!(
+                ctx[0].continuation(i),
+                ctx[0].continuation_scan(i),
+                "line {i}"
+            );
+            found += usize::from(ctx[0].continuation(i).is_some());
+        }
+        assert!(found >= 12, "{found}");
+    }
+
+    #[test]
+    fn continuation_of_a_page_with_a_box_not_finite_reads_every_line() {
+        let mut p = page(
+            0,
+            &[("first line", 10.0, 100.0), ("second line", 10.0, 111.0)],
+        );
+        p.lines[1].bbox.bottom = f32::NAN;
+        let pages = [p];
+        let doc = DocText {
+            pages: &pages,
+            page_count: 1,
+        };
+        let ctx = read(&doc);
+        assert!(ctx[0].by_top.is_none());
+        assert_eq!(ctx[0].continuation(0), Some(1));
     }
 
     #[test]

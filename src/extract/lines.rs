@@ -8,7 +8,10 @@
 use super::names::{EDITOR_WORD, read_names};
 use super::pattern::Pattern;
 use super::text::{fold, is_cjk, is_superscript};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
+use std::thread::LocalKey;
 
 /// What one line says about people.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,10 +57,77 @@ static CJK_CREDIT: LazyLock<Pattern> = LazyLock::new(|| {
 /// Classifies one line of text as names, connector, affiliation, credit or
 /// other. Used for title pages and paper headings.
 pub(crate) fn classify(text: &str) -> LineKind {
-    match classify_wording(text) {
+    memoized(&KINDS, text, || match classify_wording(text) {
         Ok(kind) => kind,
         Err((t, had_link)) => classify_names(&t, had_link),
+    })
+}
+
+/// Results of a function of a line's text alone, kept per thread.
+///
+/// A document is decided several times as its pages are read (front
+/// matter, then more pages, then the back), and every decision lays out
+/// all the pages read so far again; the title and author finders then
+/// ask again about blocks that are single lines. [`classify`] and
+/// [`title_penalty`] depend on the text only, so the same line is worked
+/// out once and its answer reused: byte-identical, and the decider thread
+/// spends most of its layout time in these two. Bounded: emptied when it
+/// holds [`MEMO_CAPACITY`] texts, and texts longer than [`MEMO_TEXT`]
+/// bytes (paragraphs, rarely met twice) are not kept, so it stays within
+/// a few MB.
+struct Memo<V> {
+    map: HashMap<Box<str>, V>,
+}
+
+/// Texts a [`Memo`] holds before it is emptied: the lines of some hundred
+/// pages, the pages of a few documents.
+const MEMO_CAPACITY: usize = 8192;
+
+/// The longest text (bytes) a [`Memo`] keeps.
+const MEMO_TEXT: usize = 400;
+
+impl<V: Clone> Memo<V> {
+    fn new() -> Self {
+        Memo {
+            map: HashMap::new(),
+        }
     }
+
+    /// The value kept for `text`, if any.
+    fn get(&self, text: &str) -> Option<V> {
+        self.map.get(text).cloned()
+    }
+
+    /// Keeps `v` as the value for `text`.
+    fn put(&mut self, text: &str, v: V) {
+        if text.len() > MEMO_TEXT {
+            return;
+        }
+        if self.map.len() >= MEMO_CAPACITY {
+            self.map.clear();
+        }
+        self.map.insert(text.into(), v);
+    }
+}
+
+/// The value `memo` keeps for `text`, from `compute` the first time.
+/// `compute` runs with the memo released, so it may ask the memos again.
+fn memoized<V: Clone + 'static>(
+    memo: &'static LocalKey<RefCell<Memo<V>>>,
+    text: &str,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(v) = memo.with(|m| m.borrow().get(text)) {
+        return v;
+    }
+    let v = compute();
+    memo.with(|m| m.borrow_mut().put(text, v.clone()));
+    v
+}
+
+thread_local! {
+    static KINDS: RefCell<Memo<LineKind>> = RefCell::new(Memo::new());
+    static PENALTIES: RefCell<Memo<Option<f32>>> = RefCell::new(Memo::new());
 }
 
 /// Whether [`classify`] says credit or connector, without reading the line
@@ -255,6 +325,11 @@ static MASTHEAD: LazyLock<Pattern> = LazyLock::new(|| {
 /// chapter heads, dates, copyright lines, dedications), else a penalty
 /// (mastheads, logos, acronyms, overlong blocks).
 pub(crate) fn title_penalty(text: &str) -> Option<f32> {
+    memoized(&PENALTIES, text, || penalty_of(text))
+}
+
+/// [`title_penalty`], worked out.
+fn penalty_of(text: &str) -> Option<f32> {
     let t = text.trim();
     let bare =
         t.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || ".:".contains(c));
@@ -310,6 +385,25 @@ pub(crate) fn title_penalty(text: &str) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memo_keeps_short_texts_and_empties_when_full() {
+        let mut memo: Memo<usize> = Memo::new();
+        let long = "x".repeat(MEMO_TEXT + 1);
+        memo.put(&long, 1);
+        assert_eq!(memo.get(&long), None);
+        for i in 0..MEMO_CAPACITY {
+            memo.put(&format!("line {i}"), i);
+        }
+        assert_eq!(memo.get("line 7"), Some(7));
+        memo.put("one more", 0);
+        assert_eq!(memo.get("line 7"), None);
+        assert_eq!(memo.get("one more"), Some(0));
+        // Asked twice, a line reads the same.
+        let line = "Ann Lee and Bo Chen";
+        assert_eq!(classify(line), classify(line));
+        assert!(matches!(classify(line), LineKind::Names { names, .. } if names.len() == 2));
+    }
 
     #[test]
     fn a_line_opened_by_a_mark_is_an_affiliation() {
