@@ -717,6 +717,13 @@ pub(crate) mod tests {
 
     pub(crate) use crate::test_pdfs::fixture;
 
+    /// Writes to the end of the file at `path`, as a user changing it
+    /// while it is read would.
+    fn append_to(path: &std::path::Path) {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
+    }
+
     fn lines_of(p: &PageRead) -> Vec<&str> {
         p.text.lines.iter().map(|l| l.text.as_str()).collect()
     }
@@ -1002,12 +1009,7 @@ pub(crate) mod tests {
         let again = Document::open(&path).unwrap();
         assert_eq!(again.info(), locked.info());
         assert_eq!(again.read_page(0).unwrap(), first);
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
-        drop(file);
+        append_to(&path);
         assert_eq!(locked.read_page(1).unwrap_err(), PdfError::Changed);
     }
 
@@ -1030,12 +1032,7 @@ pub(crate) mod tests {
                 reference.read_page_pdfium(i).unwrap()
             );
         }
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
-        drop(file);
+        append_to(&path);
         assert_eq!(doc.read_page(0).unwrap_err(), PdfError::Changed);
         // A small file stays as it was.
         let mut small = Document::open(&fixture("paper_jss_stripped.pdf")).unwrap();
@@ -1458,12 +1455,7 @@ pub(crate) mod tests {
         let first = doc.read_page(0).unwrap();
         assert_eq!(first, whole.read_page_pdfium(0).unwrap());
         assert_eq!(doc.info(), whole.info());
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut file, b"\n%appended\n").unwrap();
-        drop(file);
+        append_to(&path);
         assert_eq!(doc.read_page(1).unwrap_err(), PdfError::Changed);
         assert_eq!(
             doc.render_page(0, 36, 1_000_000).unwrap_err(),
